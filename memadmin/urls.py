@@ -2,6 +2,4 @@
 
 from __future__ import annotations
 
-from django.urls import path
-
 urlpatterns: list = []

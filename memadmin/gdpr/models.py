@@ -1,1 +1,119 @@
+"""Data-subject requests (access, erasure), their per-provider steps, and tombstones."""
+
 from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from memadmin.workspaces.models import Workspace
+
+REQUEST_STATES = ["new", "awaiting_approval", "approved", "running", "completed", "partial",
+                  "denied", "cancelled"]
+#: States in which the clear subject id is still kept (it is needed to run the request).
+REQUEST_OPEN_STATES = ["new", "awaiting_approval", "approved", "running", "partial"]
+STEP_STATES = ["pending", "running", "done", "held", "unsupported", "retrying", "failed"]
+
+
+class SubjectRequest(models.Model):
+    KIND_CHOICES = [("access", "Access (Art. 15/20)"), ("erasure", "Erasure (Art. 17)")]
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT,
+                                  related_name="subject_requests")
+    kind = models.CharField(max_length=10, choices=KIND_CHOICES)
+    subject_key_id = models.CharField(max_length=32)
+    subject_hash = models.CharField(max_length=64, db_index=True)
+    # Dropped (set to NULL) once the request reaches completed, denied or cancelled.
+    subject_id = models.CharField(max_length=256, null=True, blank=True)
+    reason = models.CharField(max_length=2000)
+    state = models.CharField(max_length=20, default="new")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    decision_reason = models.CharField(max_length=2000, blank=True)
+    cancelled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    override_hold = models.BooleanField(default=False)
+    override_reason = models.CharField(max_length=2000, blank=True)
+    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
+                            related_name="+")
+    due_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    verification = models.JSONField(default=dict, blank=True)
+    receipt = models.JSONField(null=True, blank=True)
+    receipt_key_id = models.CharField(max_length=32, blank=True)
+    receipt_signature = models.CharField(max_length=128, blank=True)
+    access_file = models.CharField(max_length=300, blank=True)
+    access_file_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(state__in=REQUEST_STATES),
+                                   name="subjectrequest_state"),
+            models.CheckConstraint(condition=models.Q(kind__in=["access", "erasure"]),
+                                   name="subjectrequest_kind"),
+            models.CheckConstraint(
+                condition=models.Q(state__in=REQUEST_OPEN_STATES)
+                | models.Q(subject_id__isnull=True),
+                name="subjectrequest_clear_id_dropped_when_closed",
+            ),
+        ]
+        indexes = [models.Index(fields=["workspace", "state", "due_at"],
+                                name="subjectrequest_queue")]
+
+
+class SubjectRequestStep(models.Model):
+    """One provider's part of a request."""
+
+    id = models.BigAutoField(primary_key=True)
+    request = models.ForeignKey(SubjectRequest, on_delete=models.CASCADE, related_name="steps")
+    provider = models.ForeignKey("providers.ProviderConfig", null=True,
+                                 on_delete=models.SET_NULL, related_name="+")
+    provider_label = models.CharField(max_length=200)
+    state = models.CharField(max_length=12, default="pending")
+    found = models.BigIntegerField(null=True, blank=True, help_text="Preview count; null = unknown")
+    removed = models.BigIntegerField(default=0)
+    held = models.BigIntegerField(default=0)
+    exported = models.BigIntegerField(default=0)
+    residue = models.BigIntegerField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.CharField(max_length=1000, blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["request", "provider"], name="subjectstep_unique"),
+            models.CheckConstraint(condition=models.Q(state__in=STEP_STATES),
+                                   name="subjectstep_state"),
+        ]
+
+
+class Tombstone(models.Model):
+    """A keyed hash of an erased subject id: writes carrying it are refused until lifted."""
+
+    id = models.BigAutoField(primary_key=True)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="tombstones")
+    key_id = models.CharField(max_length=32)
+    subject_hash = models.CharField(max_length=64)
+    request = models.ForeignKey(SubjectRequest, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                  on_delete=models.SET_NULL, related_name="+")
+    lift_reason = models.CharField(max_length=2000, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "key_id", "subject_hash"],
+                                    condition=models.Q(lifted_at__isnull=True),
+                                    name="tombstone_one_active"),
+        ]

@@ -78,10 +78,12 @@ def envkeys(name: str) -> dict[str, str]:
 
 
 def database_from_url(url: str) -> dict[str, object]:
-    """Turn ``postgresql://user:pass@host:port/name?host=/socket/dir`` into a Django DATABASES entry."""
+    """Turn ``postgresql://user:pass@host:port/name?host=/socket`` into a DATABASES entry."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
-        raise ImproperlyConfiguredEnv("DATABASE_URL must be a postgresql:// URL (memadmin runs on PostgreSQL only)")
+        raise ImproperlyConfiguredEnv(
+            "DATABASE_URL must be a postgresql:// URL (memadmin runs on PostgreSQL only)"
+        )
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
     host = query.pop("host", None) or (unquote(parts.hostname) if parts.hostname else "")
     name = unquote(parts.path.lstrip("/")) or "postgres"

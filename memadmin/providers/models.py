@@ -1,1 +1,112 @@
+"""Provider configurations and what health polling observes of them."""
+
 from __future__ import annotations
+
+import uuid
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from memadmin.workspaces.models import Workspace, slug_validator
+
+DEFAULT_HEALTH_DEADLINE_MS = {"local": 200, "http": 1000}
+
+
+class ProviderConfig(models.Model):
+    KIND_CHOICES = [("local", "Built-in PostgreSQL store"), ("http", "Remote HTTP provider")]
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="providers")
+    slug = models.CharField(max_length=64, validators=[slug_validator])
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10, choices=KIND_CHOICES)
+    url = models.URLField(max_length=500, blank=True)
+    # Write-only: sent to the remote provider, never rendered, logged or exported. It cannot be
+    # hashed because memadmin must present it.
+    credential = models.CharField(max_length=500, blank=True)
+    health_deadline_ms = models.PositiveIntegerField(
+        validators=[MinValueValidator(10), MaxValueValidator(30_000)]
+    )
+    request_deadline_ms = models.PositiveIntegerField(
+        default=10_000, validators=[MinValueValidator(100), MaxValueValidator(60_000)]
+    )
+    enabled = models.BooleanField(default=True)
+    probed = models.BooleanField(
+        default=False, help_text="Unprobed providers are shown as such and never polled."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "slug"], name="provider_slug_unique"),
+            models.CheckConstraint(condition=models.Q(kind__in=["local", "http"]),
+                                   name="provider_kind_valid"),
+            models.CheckConstraint(condition=~models.Q(kind="http", url=""),
+                                   name="provider_http_needs_url"),
+            models.CheckConstraint(condition=models.Q(health_deadline_ms__gte=10,
+                                                      health_deadline_ms__lte=30_000),
+                                   name="provider_health_deadline_range"),
+            models.CheckConstraint(condition=models.Q(request_deadline_ms__gte=100,
+                                                      request_deadline_ms__lte=60_000),
+                                   name="provider_request_deadline_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if not self.health_deadline_ms:
+            self.health_deadline_ms = DEFAULT_HEALTH_DEADLINE_MS.get(self.kind, 1000)
+        super().save(*args, **kwargs)
+
+
+class HealthCheck(models.Model):
+    """One observation of one provider."""
+
+    id = models.BigAutoField(primary_key=True)
+    provider = models.ForeignKey(ProviderConfig, on_delete=models.CASCADE,
+                                 related_name="health_checks")
+    ok = models.BooleanField()
+    message = models.CharField(max_length=300, blank=True)
+    latency_ms = models.FloatField()
+    checked_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["provider", "-checked_at"], name="healthcheck_recent")]
+
+
+HEALTH_STATES = ["ok", "degraded", "down", "unknown", "stale", "disabled", "unprobed"]
+
+
+class ProviderHealth(models.Model):
+    """A provider's current health state, and the lease that keeps two polls from overlapping."""
+
+    provider = models.OneToOneField(ProviderConfig, on_delete=models.CASCADE, primary_key=True,
+                                    related_name="health")
+    state = models.CharField(max_length=10, default="unknown")
+    message = models.CharField(max_length=300, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_ok_at = models.DateTimeField(null=True, blank=True)
+    in_flight_until = models.DateTimeField(null=True, blank=True)
+    last_manual_check_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(state__in=HEALTH_STATES),
+                                   name="provider_health_state_valid"),
+        ]
+
+
+class HealthTransition(models.Model):
+    id = models.BigAutoField(primary_key=True)
+    provider = models.ForeignKey(ProviderConfig, on_delete=models.CASCADE,
+                                 related_name="health_transitions")
+    from_state = models.CharField(max_length=10)
+    to_state = models.CharField(max_length=10)
+    message = models.CharField(max_length=300, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["provider", "-at"], name="healthtransition_recent")]

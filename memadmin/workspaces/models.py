@@ -1,1 +1,198 @@
+"""Workspaces (tenants), their resources and namespaces, roles and workspace credentials."""
+
 from __future__ import annotations
+
+import hashlib
+import uuid
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
+
+SLUG_RE = r"^[A-Za-z0-9_-]{1,128}$"
+slug_validator = RegexValidator(SLUG_RE, "Use 1-128 letters, digits, hyphens or underscores.")
+
+#: Roles are guardian object permissions. A workspace role applies to the whole workspace; the
+#: owner role can also be granted on a single namespace.
+WORKSPACE_ROLES = ("viewer", "operator", "owner", "compliance", "admin")
+NAMESPACE_ROLES = ("owner",)
+
+
+class Workspace(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    four_eyes_erasure = models.BooleanField(
+        default=True, help_text="Erasure requests need approval by a second compliance user."
+    )
+    subject_request_due_days = models.PositiveSmallIntegerField(
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(365)]
+    )
+    health_retention_days = models.PositiveSmallIntegerField(
+        default=14, validators=[MinValueValidator(1), MaxValueValidator(400)]
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        permissions = [(f"role_{role}", f"{role.capitalize()} of the workspace")
+                       for role in WORKSPACE_ROLES]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(subject_request_due_days__gte=1,
+                                   subject_request_due_days__lte=365),
+                name="workspace_due_days_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(health_retention_days__gte=1, health_retention_days__lte=400),
+                name="workspace_retention_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Resource(models.Model):
+    """A declared memory resource of one provider (seed 001's ``defineMemory``)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="resources")
+    provider = models.ForeignKey(
+        "providers.ProviderConfig", on_delete=models.PROTECT, related_name="resources"
+    )
+    slug = models.CharField(max_length=64, validators=[slug_validator])
+    description = models.CharField(max_length=500, blank=True)
+    max_bytes = models.PositiveIntegerField(
+        default=8192, validators=[MinValueValidator(1), MaxValueValidator(16384)],
+        help_text="Cap on recalled text, in UTF-8 bytes (1-16,384).",
+    )
+    item_max_bytes = models.PositiveIntegerField(
+        default=16384, validators=[MinValueValidator(1), MaxValueValidator(1_048_576)],
+        help_text="Cap on one item's content, in UTF-8 bytes.",
+    )
+    tools = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "slug"], name="resource_slug_unique"),
+            models.CheckConstraint(condition=models.Q(max_bytes__gte=1, max_bytes__lte=16384),
+                                   name="resource_max_bytes_range"),
+            models.CheckConstraint(
+                condition=models.Q(item_max_bytes__gte=1, item_max_bytes__lte=1_048_576),
+                name="resource_item_max_bytes_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+def derive_partition_key(*, workspace_id: uuid.UUID, environment: str, resource_slug: str,
+                         namespace_slug: str) -> str:
+    """``ocmem_v1_`` + a hash of what identifies the data. Stored once, never recomputed."""
+    material = "\x1f".join([str(workspace_id), environment, resource_slug, namespace_slug])
+    return "ocmem_v1_" + hashlib.sha256(material.encode()).hexdigest()[:40]
+
+
+class Namespace(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    resource = models.ForeignKey(Resource, on_delete=models.PROTECT, related_name="namespaces")
+    slug = models.CharField(max_length=128, validators=[slug_validator])
+    description = models.CharField(max_length=500, blank=True)
+    partition_key = models.CharField(max_length=200, unique=True, editable=False)
+    quota_bytes = models.PositiveBigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+        permissions = [("role_owner", "Owner of the namespace")]
+        constraints = [
+            models.UniqueConstraint(fields=["resource", "slug"], name="namespace_slug_unique"),
+            models.CheckConstraint(condition=models.Q(slug__regex=SLUG_RE),
+                                   name="namespace_slug_format"),
+            models.CheckConstraint(condition=models.Q(partition_key__regex=r"^[A-Za-z0-9_.:-]{1,200}$"),
+                                   name="namespace_partition_key_format"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+# guardian's direct foreign-key permission tables (the generic ones do not scale and outlive
+# deleted objects).
+class WorkspaceUserObjectPermission(UserObjectPermissionBase):
+    content_object = models.ForeignKey(Workspace, on_delete=models.CASCADE)
+
+
+class WorkspaceGroupObjectPermission(GroupObjectPermissionBase):
+    content_object = models.ForeignKey(Workspace, on_delete=models.CASCADE)
+
+
+class NamespaceUserObjectPermission(UserObjectPermissionBase):
+    content_object = models.ForeignKey(Namespace, on_delete=models.CASCADE)
+
+
+class NamespaceGroupObjectPermission(GroupObjectPermissionBase):
+    content_object = models.ForeignKey(Namespace, on_delete=models.CASCADE)
+
+
+class HashedSecret(models.Model):
+    """A secret shown once: only its prefix (for display) and SHA-256 are kept."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16)
+    secret_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+class AdminCredential(HashedSecret):
+    """A workspace's credential for admin operations on its endpoint."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
+                                  related_name="admin_credentials")
+
+
+class MetricsToken(HashedSecret):
+    """Protects the workspace's Prometheus endpoint."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
+                                  related_name="metrics_tokens")
+
+
+class AlertTarget(models.Model):
+    KIND_CHOICES = [("webhook", "Webhook"), ("email", "Email")]
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
+                                  related_name="alert_targets")
+    kind = models.CharField(max_length=10, choices=KIND_CHOICES)
+    target = models.CharField(max_length=500, help_text="Webhook URL or email address.")
+    enabled = models.BooleanField(default=True)
+    last_sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    last_error_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "kind", "target"],
+                                    name="alert_target_unique"),
+            models.CheckConstraint(condition=models.Q(kind__in=["webhook", "email"]),
+                                   name="alert_target_kind"),
+        ]

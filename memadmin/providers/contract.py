@@ -1,0 +1,465 @@
+"""The provider contract: what every memory backend promises memadmin.
+
+Plain Python (no Django import), so a backend, the wire server and the wire client can all be
+read against it. Every method takes the keyword-only arguments ``scope`` (the partitions it may
+touch) and ``deadline`` (seconds left); item ids are the provider's own, valid within that scope.
+A method raises only the error classes below; anything else is a bug in the backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Literal
+
+# -- vocabulary ---------------------------------------------------------------------------------
+
+TIERS: tuple[str, ...] = ("AGENT", "CREW", "PERSONA", "pins", "daily", "peers", "lessons", "facts")
+#: Tiers holding one document per namespace: their key is always empty.
+DOCUMENT_TIERS: frozenset[str] = frozenset({"AGENT", "CREW", "PERSONA", "pins", "lessons"})
+MODES: tuple[str, ...] = ("replace", "append")
+QUARANTINE_STATES: tuple[str, ...] = ("clear", "pending", "released")
+FREEZE_KINDS: tuple[str, ...] = ("freeze", "legal_hold")
+FREEZE_LEVELS: tuple[str, ...] = ("resource", "namespace", "item")
+
+RECALL_MAX_HITS = 20
+SNIPPET_MAX_CHARS = 500
+RECALL_MAX_BYTES = 16_384
+MAX_SOURCES = 100
+MAX_ID_BYTES = 1_024
+MAX_QUERY_BYTES = 1_024
+MAX_SUBJECT_ID_CHARS = 256
+LIST_MAX_LIMIT = 500
+
+#: Every wire operation. ``capabilities()`` answers a subset, plus ``idempotent_writes`` when the
+#: provider deduplicates writes by operation id.
+OPERATIONS: frozenset[str] = frozenset(
+    {
+        "health", "capabilities", "retain", "recall", "list", "count", "get", "update",
+        "delete", "forget", "freeze", "quarantine", "export",
+    }
+)
+WRITE_OPERATIONS: frozenset[str] = frozenset(
+    {"retain", "update", "delete", "forget", "freeze", "quarantine"}
+)
+IDEMPOTENT_WRITES = "idempotent_writes"
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+class ProviderError(Exception):
+    """Base of every error a provider may raise. ``code`` and ``http_status`` are the wire's."""
+
+    code: ClassVar[str] = "internal"
+    http_status: ClassVar[int] = 500
+
+    def __init__(self, message: str = "", details: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message or self.code)
+        self.message = message or self.code
+        self.details: dict[str, Any] = dict(details or {})
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+
+class InvalidRequest(ProviderError):
+    code, http_status = "invalid_request", 400
+
+
+class AuthFailed(ProviderError):
+    code, http_status = "unauthorized", 401
+
+
+class Forbidden(ProviderError):
+    """The credential lacks the access, or the request reaches outside its partitions."""
+
+    code, http_status = "forbidden", 403
+
+
+class NotFound(ProviderError):
+    code, http_status = "not_found", 404
+
+
+class Conflict(ProviderError):
+    """A stale revision or cursor."""
+
+    code, http_status = "conflict", 409
+
+
+class IdempotencyMismatch(ProviderError):
+    """The operation id was used before with another request body."""
+
+    code, http_status = "idempotency_mismatch", 409
+
+
+class Frozen(ProviderError):
+    """The target is frozen or on legal hold. Agents see only the code; staff see ``details``."""
+
+    code, http_status = "frozen", 409
+
+
+class ErasedSubject(ProviderError):
+    """The data subject was erased; writes carrying that subject are refused."""
+
+    code, http_status = "erased_subject", 409
+
+
+class TooLarge(ProviderError):
+    code, http_status = "too_large", 413
+
+
+class RateLimited(ProviderError):
+    code, http_status = "rate_limited", 429
+
+
+class Unsupported(ProviderError):
+    code, http_status = "unsupported", 501
+
+
+class Unavailable(ProviderError):
+    code, http_status = "unavailable", 503
+
+
+class Timeout(ProviderError):
+    code, http_status = "timeout", 504
+
+
+class Uncertain(ProviderError):
+    """A non-idempotent write whose reply was lost: it may or may not have been applied.
+
+    Client side only; never sent on the wire.
+    """
+
+    code, http_status = "uncertain", 502
+
+
+ERRORS_BY_CODE: dict[str, type[ProviderError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidRequest, AuthFailed, Forbidden, NotFound, Conflict, IdempotencyMismatch, Frozen,
+        ErasedSubject, TooLarge, RateLimited, Unsupported, Unavailable, Timeout,
+    )
+}
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Scope:
+    """The partition keys a call may touch: one namespace's, a resource's or a workspace's."""
+
+    partitions: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.partitions:
+            raise InvalidRequest("a scope needs at least one partition")
+
+    @classmethod
+    def of(cls, *partitions: str) -> Scope:
+        return cls(tuple(partitions))
+
+    def single(self) -> str:
+        """The one partition of a namespace scope; writes that create items need exactly one."""
+        if len(self.partitions) != 1:
+            raise InvalidRequest("this operation needs a scope of exactly one namespace")
+        return self.partitions[0]
+
+
+@dataclasses.dataclass(frozen=True)
+class ProviderSettings:
+    """What a backend needs to know about its configuration (built by the registry)."""
+
+    id: str
+    workspace_id: str
+    name: str
+    kind: str
+    url: str = ""
+    credential: str = dataclasses.field(default="", repr=False)
+    health_deadline: float = 0.2
+    request_deadline: float = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class HealthStatus:
+    ok: bool
+    message: str
+    checked_at: dt.datetime
+    latency_ms: float
+
+
+@dataclasses.dataclass(frozen=True)
+class RetainResult:
+    id: str
+    bytes: int
+    revision: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    revision: int | None = None
+    updated_at: dt.datetime | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class RecallHit:
+    source: str
+    snippet: str
+    score: float
+
+
+@dataclasses.dataclass(frozen=True)
+class RecallResult:
+    text: str
+    sources: list[Source]
+    hits: list[RecallHit]
+    quarantined: list[str]
+    cursor: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemFilters:
+    """Filters of ``list_items``, ``count``, ``export`` and filter-based ``delete_items``."""
+
+    q: str | None = None
+    tier: str | None = None
+    key: str | None = None
+    subject: str | None = None
+    frozen: bool | None = None
+    quarantine: str | None = None
+    updated_since: dt.datetime | None = None
+
+    def is_empty(self) -> bool:
+        return all(getattr(self, f.name) is None for f in dataclasses.fields(self))
+
+
+@dataclasses.dataclass(frozen=True)
+class Item:
+    id: str
+    partition: str
+    tier: str
+    key: str
+    source: str
+    content: str
+    bytes: int
+    revision: int
+    data_subject_id: str | None
+    quarantine: str
+    frozen: bool
+    created_at: dt.datetime
+    updated_at: dt.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class Revision:
+    revision: int
+    content: str
+    bytes: int
+    actor: str
+    created_at: dt.datetime
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemDetail:
+    item: Item
+    revisions: list[Revision]
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemPage:
+    items: list[Item]
+    next_cursor: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class DeleteResult:
+    removed: int
+    held: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ForgetResult:
+    removed: int
+    held: int
+
+
+@dataclasses.dataclass(frozen=True)
+class FreezeTarget:
+    """What to freeze: a whole resource (its partitions), one namespace, or one item."""
+
+    level: Literal["resource", "namespace", "item"]
+    partition: str | None = None
+    resource: str | None = None
+    item_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.level not in FREEZE_LEVELS:
+            raise InvalidRequest(f"unknown freeze level {self.level!r}")
+        needed = {"resource": self.resource, "namespace": self.partition, "item": self.item_id}
+        if not needed[self.level]:
+            raise InvalidRequest(f"a {self.level} freeze needs its {self.level} reference")
+
+
+# -- the interface ------------------------------------------------------------------------------
+
+
+class Provider:
+    """A memory backend. Subclasses implement every method or raise ``Unsupported``.
+
+    Methods must be safe to call from several threads at once, each with its own deadline.
+    """
+
+    kind: ClassVar[str] = ""
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+
+    def health(self, *, deadline: float) -> HealthStatus:
+        """Report whether the backend answers, within ``deadline`` seconds. Never raises:
+        a hang, refusal or garbage becomes ``ok=False`` with a short triage message."""
+        raise NotImplementedError
+
+    def capabilities(self, *, deadline: float) -> frozenset[str]:
+        """The operations this backend supports (names from ``OPERATIONS``), plus
+        ``IDEMPOTENT_WRITES`` when it deduplicates writes by operation id."""
+        raise NotImplementedError
+
+    def retain(
+        self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
+        operation_id: str, actor: str = "system", scope: Scope, deadline: float,
+    ) -> RetainResult:
+        """Store ``content`` under (tier, key) in the scope's single partition.
+
+        ``mode`` is required: ``replace`` overwrites, ``append`` adds to the end (creating the
+        item when absent). ``facts`` items get a generated key when ``key`` is empty.
+        Raises InvalidRequest (tier, key, mode or text rules), TooLarge (``item_max_bytes``),
+        Frozen, ErasedSubject, IdempotencyMismatch.
+        """
+        raise NotImplementedError
+
+    def recall(
+        self, text: str | None, *, limit: int = RECALL_MAX_HITS, max_bytes: int | None = None,
+        scope: Scope, deadline: float,
+    ) -> RecallResult:
+        """What an agent would receive for ``text``: ``text`` at most ``max_bytes`` (the
+        resource's unless smaller is asked) cut on a UTF-8 boundary, at most ``limit`` (<= 20)
+        hits with snippets of <= 500 chars and scores in 0..1, sources, and quarantined items as
+        labels only. Any query text is accepted: hostile search syntax never raises. Without
+        text, the most recently updated memory is recalled. No side effects."""
+        raise NotImplementedError
+
+    def list_items(
+        self, filters: ItemFilters, *, cursor: str | None = None, limit: int = 50,
+        scope: Scope, deadline: float,
+    ) -> ItemPage:
+        """A page of items, newest first, and the cursor of the next page (keyset, stable under
+        concurrent writes). Raises InvalidRequest for a malformed cursor or filter."""
+        raise NotImplementedError
+
+    def count(self, filters: ItemFilters, *, scope: Scope, deadline: float) -> int | None:
+        """How many items match, or None when the backend cannot tell."""
+        raise NotImplementedError
+
+    def get_item(self, item_id: str, *, scope: Scope, deadline: float) -> ItemDetail:
+        """One item with its revisions, oldest first. Raises NotFound outside the scope."""
+        raise NotImplementedError
+
+    def update_item(
+        self, item_id: str, content: str, mode: str, *, expected_revision: int,
+        operation_id: str, actor: str = "system", scope: Scope, deadline: float,
+    ) -> RetainResult:
+        """Change an item when its revision is still ``expected_revision``.
+        Raises Conflict when it moved on, Frozen, TooLarge, NotFound, InvalidRequest."""
+        raise NotImplementedError
+
+    def delete_items(
+        self, *, ids: Sequence[str] | None = None, filters: ItemFilters | None = None,
+        exclude_ids: Sequence[str] = (), limit: int | None = None, operation_id: str,
+        actor: str = "system", scope: Scope, deadline: float,
+    ) -> DeleteResult:
+        """Delete the given ids, or (at most ``limit`` of) everything matching ``filters``, minus
+        ``exclude_ids``. Frozen items stay and are counted as ``held``. Exactly one of ids and
+        filters; an empty filter must be asked for explicitly (``ItemFilters()``)."""
+        raise NotImplementedError
+
+    def forget(
+        self, *, item_id: str | None = None, data_subject_id: str | None = None,
+        override_hold: bool = False, operation_id: str, actor: str = "system", scope: Scope,
+        deadline: float,
+    ) -> ForgetResult:
+        """Erase one item, or every item tagged with a data subject, revisions included.
+        Exactly one selector (else InvalidRequest). Frozen items are skipped and counted as
+        ``held`` unless ``override_hold``. Forgetting what is already gone removes 0."""
+        raise NotImplementedError
+
+    def freeze(
+        self, target: FreezeTarget, *, kind: str, reason: str, actor: str = "system",
+        scope: Scope, deadline: float,
+    ) -> None:
+        """Refuse every write to ``target`` until lifted. Idempotent per (target, kind)."""
+        raise NotImplementedError
+
+    def lift_freeze(
+        self, target: FreezeTarget, *, kind: str, actor: str = "system", scope: Scope,
+        deadline: float,
+    ) -> None:
+        """Lift a freeze of ``kind`` on ``target``; lifting what is not frozen is a no-op."""
+        raise NotImplementedError
+
+    def set_quarantine(self, item_id: str, state: str, *, scope: Scope, deadline: float) -> None:
+        """Set an item's quarantine state (``clear``, ``pending``, ``released``)."""
+        raise NotImplementedError
+
+    def export(
+        self, filters: ItemFilters, *, scope: Scope, deadline: float,
+    ) -> Iterator[Item]:
+        """Every matching item, in constant memory (paged underneath). ``deadline`` bounds each
+        page, not the whole iteration."""
+        raise NotImplementedError
+
+
+# -- helpers shared by every implementation -----------------------------------------------------
+
+
+def source_label(tier: str, key: str) -> str:
+    """The tier-relative label an agent sees (never a filesystem path)."""
+    if tier in DOCUMENT_TIERS:
+        return f"{tier}.md"
+    return f"{tier}/{key}.md"
+
+
+def utf8_cut(text: str, max_bytes: int) -> str:
+    """``text`` cut to at most ``max_bytes`` UTF-8 bytes without splitting a character."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    return encoded[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def check_text(value: str, *, field: str, max_bytes: int | None = None) -> str:
+    """Refuse text PostgreSQL cannot store or that cannot be UTF-8: NUL, lone surrogates."""
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{field} must be a string")
+    if "\x00" in value:
+        raise InvalidRequest(f"{field} contains a NUL character")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidRequest(f"{field} is not valid UTF-8 (lone surrogate)") from None
+    if max_bytes is not None and size > max_bytes:
+        raise TooLarge(
+            f"{field} is {size} bytes; the limit is {max_bytes}",
+            {"bytes": size, "limit": max_bytes},
+        )
+    return value
+
+
+def check_id(value: str, *, field: str = "id") -> str:
+    check_text(value, field=field)
+    if len(value.encode("utf-8")) > MAX_ID_BYTES:
+        raise InvalidRequest(f"{field} is longer than {MAX_ID_BYTES} bytes")
+    return value
