@@ -1,0 +1,246 @@
+"""What people do to memory: edit, restore, delete, freeze, mint agent tokens.
+
+Every service talks to the namespace's provider through the contract (so the same code serves the
+built-in store and remote providers) and writes its audit event in the same transaction. For the
+built-in store the memory change itself is in that transaction too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import uuid
+from collections.abc import Sequence
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.lib.keys import secret_digest
+from memadmin.memory.models import AgentToken, Freeze
+from memadmin.providers import contract as c
+from memadmin.providers.registry import namespace_scope, provider_for, resource_scope
+from memadmin.workspaces.models import Namespace, Resource, Workspace
+
+AGENT_TOKEN_PREFIX = "mat_"
+
+
+def _provider(namespace: Namespace) -> c.Provider:
+    return provider_for(namespace.resource.provider)
+
+
+def _deadline(namespace: Namespace) -> float:
+    return namespace.resource.provider.request_deadline_ms / 1000
+
+
+def new_operation_id() -> str:
+    return f"memadmin:{uuid.uuid4()}"
+
+
+def memory_item_update(*, actor: Actor, namespace: Namespace, item_id: str, content: str,
+                       mode: str, expected_revision: int) -> c.RetainResult:
+    """Save an edit made against ``expected_revision``; a stale one raises ``Conflict``."""
+    with transaction.atomic():
+        result = _provider(namespace).update_item(
+            item_id, content, mode, expected_revision=expected_revision,
+            operation_id=new_operation_id(), actor=actor.label,
+            scope=namespace_scope(namespace), deadline=_deadline(namespace),
+        )
+        audit_event_create(
+            workspace=namespace.resource.workspace, actor=actor, action="memory.edit",
+            target_type="item", target_id=item_id,
+            data={"namespace": str(namespace.pk), "mode": mode, "from_revision": expected_revision,
+                  "to_revision": result.revision, "bytes": result.bytes},
+        )
+    return result
+
+
+def memory_item_restore(*, actor: Actor, namespace: Namespace, item_id: str,
+                        revision: int, expected_revision: int) -> c.RetainResult:
+    """Make an earlier revision's content current again (as a new revision)."""
+    provider, scope = _provider(namespace), namespace_scope(namespace)
+    with transaction.atomic():
+        detail = provider.get_item(item_id, scope=scope, deadline=_deadline(namespace))
+        old = next((r for r in detail.revisions if r.revision == revision), None)
+        if old is None:
+            raise c.NotFound(f"the item has no revision {revision}")
+        result = provider.update_item(
+            item_id, old.content, "replace", expected_revision=expected_revision,
+            operation_id=new_operation_id(), actor=actor.label, scope=scope,
+            deadline=_deadline(namespace),
+        )
+        audit_event_create(
+            workspace=namespace.resource.workspace, actor=actor, action="memory.restore",
+            target_type="item", target_id=item_id,
+            data={"namespace": str(namespace.pk), "restored_revision": revision,
+                  "to_revision": result.revision},
+        )
+    return result
+
+
+def memory_items_delete(*, actor: Actor, namespace: Namespace, ids: Sequence[str] | None = None,
+                        filters: c.ItemFilters | None = None, exclude_ids: Sequence[str] = (),
+                        limit: int | None = None) -> c.DeleteResult:
+    """Delete items by id or by filter (minus exclusions); frozen ones are reported as held."""
+    with transaction.atomic():
+        result = _provider(namespace).delete_items(
+            ids=ids, filters=filters, exclude_ids=exclude_ids, limit=limit,
+            operation_id=new_operation_id(), actor=actor.label,
+            scope=namespace_scope(namespace), deadline=_deadline(namespace),
+        )
+        audit_event_create(
+            workspace=namespace.resource.workspace, actor=actor, action="memory.delete",
+            target_type="namespace", target_id=namespace.pk,
+            data={"ids": list(ids)[:100] if ids is not None else None,
+                  "id_count": len(ids) if ids is not None else None,
+                  "filters": _filters_for_audit(filters), "excluded": len(exclude_ids),
+                  "removed": result.removed, "held": result.held},
+        )
+    return result
+
+
+def _filters_for_audit(filters: c.ItemFilters | None) -> dict[str, object] | None:
+    if filters is None:
+        return None
+    data = {k: v for k, v in dataclasses.asdict(filters).items() if v is not None}
+    # A subject filter is recorded as "present", never as the clear id.
+    if "subject" in data:
+        data["subject"] = "(set)"
+    if "q" in data:
+        data["q"] = f"({len(str(data['q']))} characters)"
+    return data
+
+
+@dataclasses.dataclass(frozen=True)
+class FreezeSubject:
+    """What a person freezes: a resource, a namespace, or one item of a namespace."""
+
+    resource: Resource
+    namespace: Namespace | None = None
+    item_id: str | None = None
+
+    @property
+    def level(self) -> str:
+        if self.item_id is not None:
+            return "item"
+        return "namespace" if self.namespace is not None else "resource"
+
+    def target(self) -> c.FreezeTarget:
+        if self.item_id is not None:
+            return c.FreezeTarget(level="item", item_id=self.item_id)
+        if self.namespace is not None:
+            return c.FreezeTarget(level="namespace", partition=self.namespace.partition_key)
+        return c.FreezeTarget(level="resource", resource=self.resource.slug)
+
+    def scope(self) -> c.Scope:
+        if self.namespace is not None:
+            return namespace_scope(self.namespace)
+        return resource_scope(self.resource)
+
+    def reaches_provider(self) -> bool:
+        """A resource without namespaces has no partition to name to its provider; its Freeze
+        row alone covers the namespaces created later."""
+        return self.namespace is not None or self.resource.namespaces.exists()
+
+    def row_filter(self) -> dict[str, object]:
+        if self.item_id is not None:
+            return {"level": "item", "provider": self.resource.provider,
+                    "item_ref": self.item_id}
+        if self.namespace is not None:
+            return {"level": "namespace", "namespace": self.namespace}
+        return {"level": "resource", "resource": self.resource}
+
+
+def _check_freeze_kind(kind: str) -> None:
+    if kind not in c.FREEZE_KINDS:
+        raise ValidationError("kind must be freeze or legal_hold")
+
+
+def memory_freeze_place(*, actor: Actor, subject: FreezeSubject, kind: str,
+                        reason: str) -> Freeze:
+    """Freeze (owners) or put on legal hold (compliance). The Freeze row is memadmin's record
+    for every provider kind; the provider is told as well, so it refuses writes from every path.
+    """
+    _check_freeze_kind(kind)
+    reason = c.check_text(reason, field="reason", max_bytes=1000).strip()
+    if not reason:
+        raise ValidationError("a reason is required")
+    workspace: Workspace = subject.resource.workspace
+    with transaction.atomic():
+        existing = Freeze.objects.filter(**subject.row_filter(), kind=kind,
+                                         lifted_at__isnull=True).first()
+        if existing is not None:
+            return existing
+        freeze = Freeze.objects.create(
+            workspace=workspace, **subject.row_filter(), kind=kind, reason=reason,
+            created_by=actor.user, created_by_label=actor.label,
+        )
+        if subject.reaches_provider():
+            provider_for(subject.resource.provider).freeze(
+                subject.target(), kind=kind, reason=reason, actor=actor.label,
+                scope=subject.scope(),
+                deadline=subject.resource.provider.request_deadline_ms / 1000,
+            )
+        audit_event_create(workspace=workspace, actor=actor, action=f"{kind}.place",
+                           target_type=subject.level, target_id=_target_id(subject),
+                           data={"freeze": str(freeze.pk), "reason_chars": len(reason)})
+    return freeze
+
+
+def memory_freeze_lift(*, actor: Actor, subject: FreezeSubject, kind: str) -> int:
+    """Lift the active freeze of ``kind``; returns how many rows were lifted (0 or 1)."""
+    _check_freeze_kind(kind)
+    workspace = subject.resource.workspace
+    with transaction.atomic():
+        lifted = Freeze.objects.filter(**subject.row_filter(), kind=kind,
+                                       lifted_at__isnull=True).update(
+            lifted_at=timezone.now(), lifted_by=actor.user, lifted_by_label=actor.label
+        )
+        if subject.reaches_provider():
+            provider_for(subject.resource.provider).lift_freeze(
+                subject.target(), kind=kind, actor=actor.label, scope=subject.scope(),
+                deadline=subject.resource.provider.request_deadline_ms / 1000,
+            )
+        audit_event_create(workspace=workspace, actor=actor, action=f"{kind}.lift",
+                           target_type=subject.level, target_id=_target_id(subject),
+                           data={"lifted": lifted})
+    return lifted
+
+
+def _target_id(subject: FreezeSubject) -> str:
+    if subject.item_id is not None:
+        return subject.item_id
+    return str((subject.namespace or subject.resource).pk)
+
+
+@transaction.atomic
+def agent_token_mint(*, actor: Actor, workspace: Workspace, namespaces: Sequence[Namespace],
+                     access: str, name: str) -> tuple[AgentToken, str]:
+    """Mint a token for ``namespaces``; the secret is returned once and only its hash is kept."""
+    if not namespaces:
+        raise ValidationError("a token needs at least one namespace")
+    if any(ns.resource.workspace_id != workspace.pk for ns in namespaces):
+        raise ValidationError("every namespace must belong to the workspace")
+    secret = AGENT_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = AgentToken(workspace=workspace, name=name, access=access, prefix=secret[:12],
+                       secret_hash=secret_digest(secret), created_by=actor.user)
+    token.full_clean()
+    token.save()
+    token.namespaces.set(namespaces)
+    audit_event_create(workspace=workspace, actor=actor, action="agent_token.mint",
+                       target_type="agent_token", target_id=token.pk,
+                       data={"prefix": token.prefix, "access": access,
+                             "namespaces": [str(ns.pk) for ns in namespaces]})
+    return token, secret
+
+
+@transaction.atomic
+def agent_token_revoke(*, actor: Actor, token: AgentToken) -> AgentToken:
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+        audit_event_create(workspace=token.workspace, actor=actor, action="agent_token.revoke",
+                           target_type="agent_token", target_id=token.pk,
+                           data={"prefix": token.prefix})
+    return token

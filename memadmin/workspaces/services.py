@@ -1,0 +1,132 @@
+"""Writes to workspaces, resources and namespaces. Each is audited in its own transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.memory.models import NamespaceCounter
+from memadmin.providers.models import ProviderConfig
+from memadmin.workspaces.models import Namespace, Resource, Workspace, derive_partition_key
+
+WORKSPACE_SETTINGS = ("four_eyes_erasure", "subject_request_due_days", "health_retention_days")
+RESOURCE_EDITABLE = ("description", "max_bytes", "item_max_bytes", "tools")
+NAMESPACE_EDITABLE = ("description", "quota_bytes")
+
+
+@transaction.atomic
+def workspace_create(*, actor: Actor, slug: str, name: str, **options: Any) -> Workspace:
+    workspace = Workspace(slug=slug, name=name, **options)
+    workspace.full_clean()
+    workspace.save()
+    audit_event_create(workspace=workspace, actor=actor, action="workspace.create",
+                       target_type="workspace", target_id=workspace.pk,
+                       data={"slug": slug})
+    return workspace
+
+
+@transaction.atomic
+def workspace_update_settings(*, actor: Actor, workspace: Workspace, **changes: Any) -> Workspace:
+    unknown = set(changes) - set(WORKSPACE_SETTINGS)
+    if unknown:
+        raise ValidationError(f"not workspace settings: {', '.join(sorted(unknown))}")
+    before = {field: getattr(workspace, field) for field in changes}
+    for field, value in changes.items():
+        setattr(workspace, field, value)
+    workspace.full_clean()
+    workspace.save(update_fields=list(changes))
+    audit_event_create(workspace=workspace, actor=actor, action="workspace.settings",
+                       target_type="workspace", target_id=workspace.pk,
+                       data={"before": before, "after": changes})
+    return workspace
+
+
+@transaction.atomic
+def resource_create(*, actor: Actor, workspace: Workspace, provider: ProviderConfig, slug: str,
+                    **options: Any) -> Resource:
+    if provider.workspace_id != workspace.pk:
+        raise ValidationError("the provider belongs to another workspace")
+    resource = Resource(workspace=workspace, provider=provider, slug=slug, **options)
+    resource.full_clean()
+    resource.save()
+    audit_event_create(workspace=workspace, actor=actor, action="resource.create",
+                       target_type="resource", target_id=resource.pk,
+                       data={"slug": slug, "provider": str(provider.pk)})
+    return resource
+
+
+@transaction.atomic
+def resource_update(*, actor: Actor, resource: Resource, **changes: Any) -> Resource:
+    unknown = set(changes) - set(RESOURCE_EDITABLE)
+    if unknown:
+        raise ValidationError(f"not editable: {', '.join(sorted(unknown))}")
+    for field, value in changes.items():
+        setattr(resource, field, value)
+    resource.full_clean()
+    resource.save(update_fields=list(changes))
+    audit_event_create(workspace=resource.workspace, actor=actor, action="resource.update",
+                       target_type="resource", target_id=resource.pk,
+                       data={"fields": sorted(changes)})
+    return resource
+
+
+@transaction.atomic
+def resource_delete(*, actor: Actor, resource: Resource) -> None:
+    if resource.namespaces.exists():
+        raise ValidationError("delete the resource's namespaces first")
+    workspace, pk, slug = resource.workspace, resource.pk, resource.slug
+    resource.delete()
+    audit_event_create(workspace=workspace, actor=actor, action="resource.delete",
+                       target_type="resource", target_id=pk, data={"slug": slug})
+
+
+@transaction.atomic
+def namespace_create(*, actor: Actor, resource: Resource, slug: str,
+                     partition_key: str | None = None, **options: Any) -> Namespace:
+    """Create a namespace; its partition key is derived once here and stored for good.
+
+    For a remote provider the caller may pass the key the remote store already uses.
+    """
+    key = partition_key or derive_partition_key(
+        workspace_id=resource.workspace_id, environment=settings.MEMADMIN_ENVIRONMENT,
+        resource_slug=resource.slug, namespace_slug=slug,
+    )
+    namespace = Namespace(resource=resource, slug=slug, partition_key=key, **options)
+    namespace.full_clean()
+    namespace.save()
+    NamespaceCounter.objects.create(namespace=namespace)
+    audit_event_create(workspace=resource.workspace, actor=actor, action="namespace.create",
+                       target_type="namespace", target_id=namespace.pk,
+                       data={"slug": slug, "resource": resource.slug, "partition": key})
+    return namespace
+
+
+@transaction.atomic
+def namespace_update(*, actor: Actor, namespace: Namespace, **changes: Any) -> Namespace:
+    unknown = set(changes) - set(NAMESPACE_EDITABLE)
+    if unknown:
+        raise ValidationError(f"not editable: {', '.join(sorted(unknown))}")
+    for field, value in changes.items():
+        setattr(namespace, field, value)
+    namespace.full_clean()
+    namespace.save(update_fields=list(changes))
+    audit_event_create(workspace=namespace.resource.workspace, actor=actor,
+                       action="namespace.update", target_type="namespace",
+                       target_id=namespace.pk, data={"fields": sorted(changes)})
+    return namespace
+
+
+@transaction.atomic
+def namespace_delete(*, actor: Actor, namespace: Namespace) -> None:
+    """Delete an empty namespace (the counters say whether it is empty, and the FK agrees)."""
+    counter = NamespaceCounter.objects.select_for_update().filter(namespace=namespace).first()
+    if (counter is not None and counter.items) or namespace.items.exists():
+        raise ValidationError("the namespace still holds memory; delete its items first")
+    workspace, pk, slug = namespace.resource.workspace, namespace.pk, namespace.slug
+    namespace.delete()
+    audit_event_create(workspace=workspace, actor=actor, action="namespace.delete",
+                       target_type="namespace", target_id=pk, data={"slug": slug})
