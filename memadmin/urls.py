@@ -2,4 +2,13 @@
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+urlpatterns = [
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="accounts/login.html",
+                                                         redirect_authenticated_user=True),
+         name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("memadmin.workspaces.urls")),
+]

@@ -1,0 +1,216 @@
+"""Who may see and do what: the one module that talks to django-guardian.
+
+Roles are object permissions (``workspaces.role_<role>``) on a workspace, or ``role_owner`` on a
+namespace, stored in guardian's direct foreign-key tables. Views ask this module for an object
+and a capability; they get the object, a 404 (the user may not see it) or a 403 (they may see it
+but their role lacks the action). Nothing here checks row by row: lists are filtered with joins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import Http404
+from guardian.shortcuts import assign_perm, remove_perm
+
+from memadmin.workspaces.models import (
+    NAMESPACE_ROLES,
+    WORKSPACE_ROLES,
+    Namespace,
+    NamespaceGroupObjectPermission,
+    NamespaceUserObjectPermission,
+    Resource,
+    Workspace,
+    WorkspaceGroupObjectPermission,
+    WorkspaceUserObjectPermission,
+)
+
+User = AbstractBaseUser | AnonymousUser
+
+#: What each capability needs. "owner" here means owning the namespace in question, through a
+#: namespace grant or the workspace-wide owner role.
+CAPABILITIES: dict[str, frozenset[str]] = {
+    "view": frozenset({"viewer", "operator", "owner", "compliance", "admin"}),
+    "view_content": frozenset({"viewer", "operator", "compliance", "admin"}),
+    "manage_providers": frozenset({"operator", "admin"}),
+    "run_health_checks": frozenset({"operator", "admin"}),
+    "edit_memory": frozenset({"admin"}),
+    "review_quarantine": frozenset({"compliance", "admin"}),
+    "legal_hold": frozenset({"compliance", "admin"}),
+    "subject_requests": frozenset({"compliance", "admin"}),
+    "view_audit": frozenset({"compliance", "admin"}),
+    "manage_members": frozenset({"admin"}),
+    "manage_workspace": frozenset({"admin"}),
+}
+#: Capabilities an owner has in the namespaces they own.
+OWNER_CAPABILITIES = frozenset({"view", "view_content", "edit_memory"})
+
+
+def _codename(role: str) -> str:
+    return f"role_{role}"
+
+
+def workspace_roles(user: User, workspace: Workspace) -> frozenset[str]:
+    """The user's workspace-wide roles (direct or through groups). Cached on the user object."""
+    if not user.is_authenticated or not user.is_active:
+        return frozenset()
+    cache: dict[Any, frozenset[str]] = user.__dict__.setdefault("_memadmin_roles", {})
+    if workspace.pk not in cache:
+        direct = WorkspaceUserObjectPermission.objects.filter(
+            user=user, content_object=workspace).values_list("permission__codename", flat=True)
+        grouped = WorkspaceGroupObjectPermission.objects.filter(
+            group__user=user, content_object=workspace
+        ).values_list("permission__codename", flat=True)
+        codes = set(direct.union(grouped))
+        cache[workspace.pk] = frozenset(c.removeprefix("role_") for c in codes)
+    return cache[workspace.pk]
+
+
+def _owned_namespace_filter(user: User) -> Q:
+    direct = NamespaceUserObjectPermission.objects.filter(
+        user=user, content_object=OuterRef("pk"), permission__codename="role_owner")
+    grouped = NamespaceGroupObjectPermission.objects.filter(
+        group__user=user, content_object=OuterRef("pk"), permission__codename="role_owner")
+    return Q(Exists(direct)) | Q(Exists(grouped))
+
+
+def owns_namespace(user: User, namespace: Namespace) -> bool:
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_superuser or "owner" in workspace_roles(user, namespace.resource.workspace):
+        return True
+    return Namespace.objects.filter(_owned_namespace_filter(user), pk=namespace.pk).exists()
+
+
+def can(user: User, capability: str, workspace: Workspace,
+        namespace: Namespace | None = None) -> bool:
+    """Whether ``user`` has ``capability`` in the workspace (or in one namespace of it)."""
+    if capability not in CAPABILITIES:
+        raise ValueError(f"unknown capability {capability!r}")
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    roles = workspace_roles(user, workspace)
+    if roles & CAPABILITIES[capability]:
+        return True
+    if capability in OWNER_CAPABILITIES and "owner" in roles:
+        return True
+    if capability in OWNER_CAPABILITIES:
+        if namespace is not None:
+            return owns_namespace(user, namespace)
+        if capability == "view":
+            return owned_namespaces(user, workspace).exists()
+    return False
+
+
+def visible_workspaces(user: User) -> QuerySet[Workspace]:
+    """Workspaces the user has any role in (or owns a namespace of)."""
+    if not user.is_authenticated or not user.is_active:
+        return Workspace.objects.none()
+    if user.is_superuser:
+        return Workspace.objects.all()
+    role_codes = [_codename(r) for r in WORKSPACE_ROLES]
+    direct = WorkspaceUserObjectPermission.objects.filter(
+        user=user, content_object=OuterRef("pk"), permission__codename__in=role_codes)
+    grouped = WorkspaceGroupObjectPermission.objects.filter(
+        group__user=user, content_object=OuterRef("pk"), permission__codename__in=role_codes)
+    owned = Namespace.objects.filter(_owned_namespace_filter(user),
+                                     resource__workspace=OuterRef("pk"))
+    return Workspace.objects.filter(Q(Exists(direct)) | Q(Exists(grouped)) | Q(Exists(owned)))
+
+
+def owned_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:
+    """Namespaces of the workspace whose content the user may see as an owner."""
+    base = Namespace.objects.filter(resource__workspace=workspace)
+    if not user.is_authenticated or not user.is_active:
+        return base.none()
+    if user.is_superuser or "owner" in workspace_roles(user, workspace):
+        return base
+    return base.filter(_owned_namespace_filter(user))
+
+
+def content_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:
+    """Namespaces whose item content the user may read."""
+    if can(user, "view_content", workspace):
+        return Namespace.objects.filter(resource__workspace=workspace)
+    return owned_namespaces(user, workspace)
+
+
+def _require(user: User, capability: str, workspace: Workspace,
+             namespace: Namespace | None = None) -> None:
+    if not can(user, "view", workspace, namespace):
+        raise Http404("not found")
+    if capability != "view" and not can(user, capability, workspace, namespace):
+        raise PermissionDenied(f"your role does not allow {capability.replace('_', ' ')}")
+
+
+def get_workspace(user: User, slug: str, capability: str = "view") -> Workspace:
+    """The workspace, or 404 if the user may not see it, or 403 if they lack the capability."""
+    workspace = Workspace.objects.filter(slug=slug).first()
+    if workspace is None:
+        raise Http404("not found")
+    _require(user, capability, workspace)
+    return workspace
+
+
+def get_resource(user: User, workspace: Workspace, slug: str) -> Resource:
+    resource = (Resource.objects.select_related("provider", "workspace")
+                .filter(workspace=workspace, slug=slug).first())
+    if resource is None:
+        raise Http404("not found")
+    _require(user, "view", workspace)
+    return resource
+
+
+def get_namespace(user: User, resource: Resource, slug: str,
+                  capability: str = "view") -> Namespace:
+    namespace = (Namespace.objects.select_related("resource__provider", "resource__workspace")
+                 .filter(resource=resource, slug=slug).first())
+    if namespace is None:
+        raise Http404("not found")
+    _require(user, capability, resource.workspace, namespace)
+    return namespace
+
+
+# -- grants (called by services only, which audit them) -----------------------------------------
+
+
+def grant(user: Any, role: str, target: Workspace | Namespace) -> None:
+    _check_role(role, target)
+    assign_perm(f"{target._meta.app_label}.{_codename(role)}", user, target)
+    user.__dict__.pop("_memadmin_roles", None)
+
+
+def revoke(user: Any, role: str, target: Workspace | Namespace) -> None:
+    _check_role(role, target)
+    remove_perm(f"{target._meta.app_label}.{_codename(role)}", user, target)
+    user.__dict__.pop("_memadmin_roles", None)
+
+
+def _check_role(role: str, target: Workspace | Namespace) -> None:
+    allowed: Iterable[str] = WORKSPACE_ROLES if isinstance(target, Workspace) else NAMESPACE_ROLES
+    if role not in allowed:
+        raise ValueError(f"{role!r} is not a role on a {target._meta.model_name}")
+
+
+def members(workspace: Workspace) -> list[tuple[Any, list[str]]]:
+    """(user, workspace roles) for everyone with a direct workspace role, by username."""
+    rows = (WorkspaceUserObjectPermission.objects.filter(content_object=workspace)
+            .select_related("user", "permission").order_by("user__username"))
+    by_user: dict[Any, list[str]] = {}
+    for row in rows:
+        by_user.setdefault(row.user, []).append(row.permission.codename.removeprefix("role_"))
+    return [(user, sorted(roles, key=WORKSPACE_ROLES.index)) for user, roles in by_user.items()]
+
+
+def namespace_owners(workspace: Workspace) -> list[tuple[Any, Namespace]]:
+    rows = (NamespaceUserObjectPermission.objects
+            .filter(content_object__resource__workspace=workspace,
+                    permission__codename="role_owner")
+            .select_related("user", "content_object__resource").order_by("user__username"))
+    return [(row.user, row.content_object) for row in rows]
