@@ -142,6 +142,11 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
+# Jobs: a worker holds a job's lease while it works and renews it on every progress save; the
+# reaper re-enqueues jobs whose lease ran out (a killed worker).
+MEMADMIN_JOB_LEASE_SECONDS = envint("MEMADMIN_JOB_LEASE_SECONDS", 60, minimum=1)
+MEMADMIN_JOB_PICKUP_SECONDS = envint("MEMADMIN_JOB_PICKUP_SECONDS", 300, minimum=1)
+
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",

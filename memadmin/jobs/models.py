@@ -62,3 +62,12 @@ class Job(models.Model):
         if not self.progress_total:
             return None
         return min(100, int(100 * self.progress_done / self.progress_total))
+
+
+class ServiceHeartbeat(models.Model):
+    """When a background service last showed it is alive: the scheduler on every tick, the
+    worker whenever it runs the scheduler's tiny heartbeat task."""
+
+    name = models.CharField(max_length=40, primary_key=True)
+    beat_at = models.DateTimeField()
+    detail = models.JSONField(default=dict)

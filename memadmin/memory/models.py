@@ -60,6 +60,8 @@ class MemoryItem(models.Model):
         indexes = [
             GinIndex(fields=["search_vector"], name="memoryitem_search"),
             models.Index(fields=["namespace", "-updated_at", "-id"], name="memoryitem_keyset"),
+            # Batch jobs (recount, delete, export) walk a namespace by id.
+            models.Index(fields=["namespace", "id"], name="memoryitem_namespace_id"),
             models.Index(fields=["data_subject_id"], name="memoryitem_subject",
                          condition=models.Q(data_subject_id__isnull=False)),
             models.Index(fields=["namespace", "quarantine_state"], name="memoryitem_quarantined",

@@ -23,7 +23,7 @@ from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for, resource_scope
 from memadmin.workspaces.models import Namespace, Resource, Workspace
 
-AGENT_TOKEN_PREFIX = "mat_"
+AGENT_TOKEN_PREFIX = "mat_"  # noqa: S105 - a display prefix, not a secret
 
 
 def _provider(namespace: Namespace) -> c.Provider:
