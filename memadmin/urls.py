@@ -11,4 +11,5 @@ urlpatterns = [
          name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("memadmin.workspaces.urls")),
+    path("", include("memadmin.jobs.urls")),
 ]

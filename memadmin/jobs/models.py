@@ -10,6 +10,9 @@ from django.db import models
 from memadmin.workspaces.models import Workspace
 
 JOB_STATES = ["queued", "running", "succeeded", "failed", "cancelled"]
+JOB_TITLES = {
+    "namespace_recount": "Recount a namespace",
+}
 
 
 class Job(models.Model):
@@ -52,6 +55,10 @@ class Job(models.Model):
                          condition=models.Q(state__in=["queued", "running"])),
             models.Index(fields=["workspace", "-created_at"], name="job_recent"),
         ]
+
+    @property
+    def title(self) -> str:
+        return JOB_TITLES.get(self.kind, self.kind.replace("_", " ").capitalize())
 
     @property
     def finished(self) -> bool:

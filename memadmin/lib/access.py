@@ -100,11 +100,12 @@ def can(user: User, capability: str, workspace: Workspace,
         return True
     if capability in OWNER_CAPABILITIES and "owner" in roles:
         return True
-    if capability in OWNER_CAPABILITIES:
-        if namespace is not None:
-            return owns_namespace(user, namespace)
-        if capability == "view":
-            return owned_namespaces(user, workspace).exists()
+    if capability == "view":
+        # Owners of some namespaces see the workspace, its lists and every namespace's metadata;
+        # content stays limited to the namespaces they own.
+        return owned_namespaces(user, workspace).exists()
+    if capability in OWNER_CAPABILITIES and namespace is not None:
+        return owns_namespace(user, namespace)
     return False
 
 
@@ -214,3 +215,8 @@ def namespace_owners(workspace: Workspace) -> list[tuple[Any, Namespace]]:
                     permission__codename="role_owner")
             .select_related("user", "content_object__resource").order_by("user__username"))
     return [(row.user, row.content_object) for row in rows]
+
+
+def capabilities(user: User, workspace: Workspace) -> dict[str, bool]:
+    """Every workspace-wide capability of the user, for templates (which never query)."""
+    return {name: can(user, name, workspace) for name in CAPABILITIES if name != "view"}

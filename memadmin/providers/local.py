@@ -42,7 +42,8 @@ from memadmin.workspaces.models import Namespace
 
 OPERATION_RETENTION = dt.timedelta(hours=24)
 RECALL_CANDIDATES = 500
-SLUG_KEY = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+SLUG_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
+DAILY_KEY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -87,7 +88,8 @@ def _decode_cursor(cursor: str) -> tuple[dt.datetime, uuid.UUID]:
         if updated.tzinfo is None:
             raise ValueError("naive time")
         return updated, uuid.UUID(data["i"])
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeEncodeError):
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error,
+            UnicodeEncodeError):
         raise c.InvalidRequest("malformed cursor") from None
 
 
@@ -114,6 +116,12 @@ def _check_subject(subject: str | None) -> str | None:
     return subject
 
 
+def _check_filters(filters: c.ItemFilters) -> c.ItemFilters:
+    if not isinstance(filters, c.ItemFilters):
+        raise c.InvalidRequest("filters must be ItemFilters")
+    return filters
+
+
 def _check_mode(mode: str) -> None:
     if mode not in c.MODES:
         raise c.InvalidRequest("mode is required: replace or append")
@@ -129,13 +137,16 @@ def _normalise_key(tier: str, key: str) -> str:
             raise c.InvalidRequest(f"tier {tier} holds one document; its key must be empty")
         return ""
     if tier == "daily":
+        # fromisoformat alone also takes ISO week dates ("2026-W01-1") and basic forms.
+        if not DAILY_KEY.fullmatch(key):
+            _bad_daily()
         try:
-            return dt.date.fromisoformat(key).isoformat() if len(key) == 10 else _bad_daily()
+            return dt.date.fromisoformat(key).isoformat()
         except ValueError:
             _bad_daily()
     if tier == "facts" and not key:
         return secrets.token_hex(8)
-    if not SLUG_KEY.match(key):
+    if not SLUG_KEY.fullmatch(key):
         raise c.InvalidRequest(f"the {tier} key must be 1-128 letters, digits, - or _")
     return key
 
@@ -357,8 +368,10 @@ class LocalProvider(c.Provider):
                         result = self._create(namespace, tier, key, content, subject, actor)
                 except IntegrityError:
                     # Created concurrently: continue as an update of the row that won.
-                    item = MemoryItem.objects.select_for_update().get(
-                        namespace=namespace, tier=tier, key=key)
+                    item = MemoryItem.objects.select_for_update().filter(
+                        namespace=namespace, tier=tier, key=key).first()
+                    if item is None:  # not a lost race but a broken rule: not the caller's
+                        raise
             if item is not None:
                 result = self._change(namespace, item, content, mode, subject, actor, None)
             self._remember(scope, op_hash, req_hash, result.__dict__)
@@ -488,6 +501,8 @@ class LocalProvider(c.Provider):
         _check_operation_id(operation_id)
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise c.InvalidRequest("limit must be a positive whole number")
+        if filters is not None:
+            _check_filters(filters)
         excluded = {pk for pk in (_parse_item_id(x) for x in exclude_ids) if pk}
         request = {"op": "delete", "ids": list(ids) if ids is not None else None,
                    "filters": filters.__dict__ if filters is not None else None,
@@ -607,8 +622,7 @@ class LocalProvider(c.Provider):
 
     def _apply_filters(self, qs: QuerySet[MemoryItem], filters: c.ItemFilters,
                        namespaces: Sequence[Namespace]) -> QuerySet[MemoryItem]:
-        if not isinstance(filters, c.ItemFilters):
-            raise c.InvalidRequest("filters must be ItemFilters")
+        _check_filters(filters)
         if filters.q:
             query = sanitize_query(filters.q)
             if query:
@@ -672,6 +686,7 @@ class LocalProvider(c.Provider):
             return self._page(filters, cursor, limit, self._namespaces(scope))
 
     def count(self, filters: c.ItemFilters, *, scope: c.Scope, deadline: float) -> int | None:
+        _check_filters(filters)
         with self._bounded(deadline):
             namespaces = self._namespaces(scope)
             if filters.is_empty():
@@ -721,16 +736,15 @@ class LocalProvider(c.Provider):
             cap = min(ns.resource.max_bytes for ns in namespaces.values())
             if max_bytes is not None:
                 cap = min(cap, max_bytes)
-            rows = self._recall_rows(query, [ns.id for ns in namespaces.values()], limit)
+            ns_ids = [ns.id for ns in namespaces.values()]
+            visible = self._recall_rows(query, ns_ids, limit)
+            quarantined = self._quarantined_labels(query, ns_ids)
             cursor = None
             if len(namespaces) == 1:
                 version = NamespaceCounter.objects.filter(
                     namespace_id=next(iter(namespaces.values())).id
                 ).values_list("version", flat=True).first()
                 cursor = f"v{version or 0}"
-        visible = [r for r in rows if r["quarantine_state"] != "pending"][:limit]
-        quarantined = [c.source_label(r["tier"], r["key"]) for r in rows
-                       if r["quarantine_state"] == "pending"][: c.RECALL_MAX_HITS]
         hits, sources, parts = [], [], []
         for row in visible:
             label = c.source_label(row["tier"], row["key"])
@@ -746,33 +760,51 @@ class LocalProvider(c.Provider):
 
     def _recall_rows(self, query: str, namespace_ids: list[uuid.UUID],
                      limit: int) -> list[dict[str, Any]]:
+        """The best ``limit`` rows an agent may see (quarantined ones are left out here, so
+        they never take the place of visible ones)."""
         # Rank a capped candidate set (ranking every match of a common word costs ~1 us per
         # row); the MATERIALIZED CTE keeps the planner on the GIN index for rare words.
-        want = limit + c.RECALL_MAX_HITS
         if query:
             sql = (
                 "WITH q AS (SELECT websearch_to_tsquery(%s::regconfig, %s) AS query), "
                 "matches AS MATERIALIZED ("
                 "  SELECT m.id, m.tier, m.key, m.content, m.revision, m.updated_at, "
-                "         m.quarantine_state, m.search_vector "
+                "         m.search_vector "
                 "  FROM memory_memoryitem m, q "
-                "  WHERE m.namespace_id = ANY(%s) AND m.search_vector @@ q.query LIMIT %s) "
-                "SELECT id, tier, key, content, revision, updated_at, quarantine_state, "
+                "  WHERE m.namespace_id = ANY(%s) AND m.search_vector @@ q.query "
+                "    AND m.quarantine_state <> 'pending' LIMIT %s) "
+                "SELECT id, tier, key, content, revision, updated_at, "
                 "       ts_rank(search_vector, q.query, 32) AS score "
                 "FROM matches, q ORDER BY score DESC, updated_at DESC LIMIT %s"
             )
-            params: list[Any] = [SEARCH_CONFIG, query, namespace_ids, RECALL_CANDIDATES, want]
+            params: list[Any] = [SEARCH_CONFIG, query, namespace_ids, RECALL_CANDIDATES, limit]
         else:
             sql = (
-                "SELECT id, tier, key, content, revision, updated_at, quarantine_state, "
-                "       1.0 AS score FROM memory_memoryitem WHERE namespace_id = ANY(%s) "
+                "SELECT id, tier, key, content, revision, updated_at, 1.0 AS score "
+                "FROM memory_memoryitem WHERE namespace_id = ANY(%s) "
+                "  AND quarantine_state <> 'pending' "
                 "ORDER BY updated_at DESC, id DESC LIMIT %s"
             )
-            params = [namespace_ids, want]
+            params = [namespace_ids, limit]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             names = [col.name for col in cursor.description]
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+    def _quarantined_labels(self, query: str, namespace_ids: list[uuid.UUID]) -> list[str]:
+        """Labels (never content) of the pending items the recall would have matched."""
+        # Pending items are few: the partial quarantine index finds them, then they are matched.
+        sql = ("SELECT tier, key FROM memory_memoryitem "
+               "WHERE namespace_id = ANY(%s) AND quarantine_state = 'pending' ")
+        params: list[Any] = [namespace_ids]
+        if query:
+            sql += "AND search_vector @@ websearch_to_tsquery(%s::regconfig, %s) "
+            params += [SEARCH_CONFIG, query]
+        sql += "ORDER BY updated_at DESC, id DESC LIMIT %s"
+        params.append(c.RECALL_MAX_HITS)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return [c.source_label(tier, key) for tier, key in cursor.fetchall()]
 
     def export(self, filters: c.ItemFilters, *, scope: c.Scope,
                deadline: float) -> Iterator[c.Item]:

@@ -6,6 +6,7 @@ import hashlib
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
@@ -89,6 +90,14 @@ class Resource(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    def clean(self) -> None:
+        from memadmin.workspaces.tools import validate_tools
+
+        try:
+            validate_tools(self.tools)
+        except ValidationError as exc:
+            raise ValidationError({"tools": exc.messages}) from None
 
 
 def derive_partition_key(*, workspace_id: uuid.UUID, environment: str, resource_slug: str,

@@ -95,3 +95,28 @@ def workspace_overview(*, user: Any, workspace: Workspace) -> WorkspaceOverview:
             ))
         rows.append(ResourceRow(resource=resource, namespaces=ns_rows))
     return WorkspaceOverview(workspace=workspace, providers=providers, resources=rows)
+
+
+def resource_namespaces(*, user: Any, resource: Resource) -> list[NamespaceRow]:
+    readable = set(access.content_namespaces(user, resource.workspace)
+                   .filter(resource=resource).values_list("pk", flat=True))
+    rows = []
+    for ns in resource.namespaces.select_related("counter").order_by("slug"):
+        counter = getattr(ns, "counter", None)
+        rows.append(NamespaceRow(namespace=ns, items=counter.items if counter else 0,
+                                 bytes=counter.bytes if counter else 0,
+                                 readable=ns.pk in readable))
+    return rows
+
+
+def namespace_row(*, user: Any, namespace: Namespace) -> NamespaceRow:
+    counter = NamespaceCounter.objects.filter(namespace=namespace).first()
+    return NamespaceRow(namespace=namespace, items=counter.items if counter else 0,
+                        bytes=counter.bytes if counter else 0,
+                        readable=access.can(user, "view_content",
+                                            namespace.resource.workspace, namespace))
+
+
+def namespace_owner_names(namespace: Namespace) -> list[str]:
+    return sorted({user.get_username() for user, ns in
+                   access.namespace_owners(namespace.resource.workspace) if ns.pk == namespace.pk})

@@ -130,3 +130,55 @@ def namespace_delete(*, actor: Actor, namespace: Namespace) -> None:
     namespace.delete()
     audit_event_create(workspace=workspace, actor=actor, action="namespace.delete",
                        target_type="namespace", target_id=pk, data={"slug": slug})
+
+
+@transaction.atomic
+def role_grant(*, actor: Actor, workspace: Workspace, user: Any, role: str,
+               namespace: Namespace | None = None) -> None:
+    """Grant a workspace role, or the owner role on one namespace. Audited; idempotent."""
+    from memadmin.lib import access
+
+    if namespace is not None and namespace.resource.workspace_id != workspace.pk:
+        raise ValidationError("the namespace belongs to another workspace")
+    target: Workspace | Namespace = namespace or workspace
+    try:
+        access.grant(user, role, target)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    audit_event_create(workspace=workspace, actor=actor, action="role.grant",
+                       target_type="user", target_id=user.pk,
+                       data={"user": user.get_username(), "role": role,
+                             "namespace": str(namespace.pk) if namespace else None})
+
+
+@transaction.atomic
+def role_revoke(*, actor: Actor, workspace: Workspace, user: Any, role: str,
+                namespace: Namespace | None = None) -> None:
+    from memadmin.lib import access
+
+    target: Workspace | Namespace = namespace or workspace
+    try:
+        access.revoke(user, role, target)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+    audit_event_create(workspace=workspace, actor=actor, action="role.revoke",
+                       target_type="user", target_id=user.pk,
+                       data={"user": user.get_username(), "role": role,
+                             "namespace": str(namespace.pk) if namespace else None})
+
+
+@transaction.atomic
+def member_set_roles(*, actor: Actor, workspace: Workspace, user: Any,
+                     roles: list[str]) -> None:
+    """Make the user's workspace roles exactly ``roles`` (an empty list removes the member)."""
+    from memadmin.lib import access
+    from memadmin.workspaces.models import WORKSPACE_ROLES
+
+    unknown = set(roles) - set(WORKSPACE_ROLES)
+    if unknown:
+        raise ValidationError(f"unknown roles: {', '.join(sorted(unknown))}")
+    current = set(access.workspace_roles(user, workspace))
+    for role in sorted(set(roles) - current):
+        role_grant(actor=actor, workspace=workspace, user=user, role=role)
+    for role in sorted(current - set(roles)):
+        role_revoke(actor=actor, workspace=workspace, user=user, role=role)

@@ -6,7 +6,26 @@ from memadmin.workspaces import views
 
 app_name = "workspaces"
 
+W = "w/<slug:slug>/"
+R = W + "r/<str:resource>/"
+N = R + "n/<str:namespace>/"
+
 urlpatterns = [
     path("", views.workspace_list, name="list"),
-    path("w/<slug:slug>/", views.workspace_home, name="home"),
+    path(W, views.workspace_home, name="home"),
+    path(W + "settings/", views.workspace_settings, name="settings"),
+    path(W + "members/", views.members, name="members"),
+    path(W + "members/add/", views.member_add, name="member_add"),
+    path(W + "members/<str:username>/roles/", views.member_roles, name="member_roles"),
+    path(W + "owners/add/", views.owner_add, name="owner_add"),
+    path(W + "owners/remove/", views.owner_remove, name="owner_remove"),
+    path(W + "resources/new/", views.resource_create, name="resource_create"),
+    path(R, views.resource_detail, name="resource"),
+    path(R + "edit/", views.resource_edit, name="resource_edit"),
+    path(R + "delete/", views.resource_delete, name="resource_delete"),
+    path(R + "namespaces/new/", views.namespace_create, name="namespace_create"),
+    path(N, views.namespace_detail, name="namespace"),
+    path(N + "edit/", views.namespace_edit, name="namespace_edit"),
+    path(N + "delete/", views.namespace_delete, name="namespace_delete"),
+    path(N + "recount/", views.namespace_recount, name="namespace_recount"),
 ]

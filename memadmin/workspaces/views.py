@@ -1,15 +1,40 @@
-"""Workspace pages: the list, and a workspace's home."""
+"""Workspace pages: the list, a workspace's home, resources, namespaces and administration."""
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from typing import Any
 
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memadmin.jobs.services import job_create
 from memadmin.lib import access
+from memadmin.lib.audit import Actor
 from memadmin.lib.http import AuthenticatedHttpRequest
-from memadmin.workspaces import selectors
+from memadmin.workspaces import forms, selectors, services
+
+
+def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) -> dict[str, Any]:
+    """What every workspace page's layout needs: the workspace and the user's capabilities."""
+    return {"workspace": workspace, "can": access.capabilities(request.user, workspace), **extra}
+
+
+def _apply(form: Any, call: Any) -> Any:
+    """Run a service; its ValidationErrors become form errors. Returns None when it failed."""
+    try:
+        return call()
+    except ValidationError as exc:
+        if hasattr(exc, "error_dict"):
+            for field, errors in exc.error_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            form.add_error(None, exc)
+        return None
 
 
 @require_GET
@@ -24,5 +49,262 @@ def workspace_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 def workspace_home(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug)
     overview = selectors.workspace_overview(user=request.user, workspace=workspace)
-    return render(request, "workspaces/home.html", {"workspace": workspace,
-                                                     "overview": overview})
+    return render(request, "workspaces/home.html",
+                  ws_context(request, workspace, overview=overview))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def workspace_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    form = forms.WorkspaceSettingsForm(request.POST or None, instance=workspace)
+    if request.method == "POST" and form.is_valid():
+        changes = {f: form.cleaned_data[f] for f in form.changed_data}
+        if changes and _apply(form, lambda: services.workspace_update_settings(
+                actor=Actor.of(request.user), workspace=workspace, **changes)) is None:
+            return render(request, "workspaces/settings.html",
+                          ws_context(request, workspace, form=form), status=400)
+        messages.success(request, "Settings saved.")
+        return redirect("workspaces:settings", workspace.slug)
+    status = 400 if form.errors else 200
+    return render(request, "workspaces/settings.html", ws_context(request, workspace, form=form),
+                  status=status)
+
+
+# -- members and roles ----------------------------------------------------------------------
+
+
+def _members_page(request: AuthenticatedHttpRequest, workspace: Any, *, member_form: Any = None,
+                  owner_form: Any = None, status: int = 200) -> HttpResponse:
+    return render(request, "workspaces/members.html", {
+        **ws_context(request, workspace),
+        "members": access.members(workspace),
+        "owners": access.namespace_owners(workspace),
+        "member_form": member_form or forms.MemberForm(),
+        "owner_form": owner_form or forms.OwnerForm(workspace=workspace),
+        "role_choices": forms.ROLE_CHOICES,
+    }, status=status)
+
+
+@require_GET
+@login_required
+def members(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_members")
+    return _members_page(request, workspace)
+
+
+@require_POST
+@login_required
+def member_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_members")
+    form = forms.MemberForm(request.POST)
+    if not form.is_valid():
+        return _members_page(request, workspace, member_form=form, status=400)
+    user = form.cleaned_data["username"]
+    roles = set(form.cleaned_data["roles"]) | access.workspace_roles(user, workspace)
+    services.member_set_roles(actor=Actor.of(request.user), workspace=workspace, user=user,
+                              roles=sorted(roles))
+    messages.success(request, f"{user.get_username()} now has: {', '.join(sorted(roles))}.")
+    return redirect("workspaces:members", workspace.slug)
+
+
+@require_POST
+@login_required
+def member_roles(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_members")
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise Http404("not found")
+    form = forms.MemberRolesForm(request.POST)
+    if not form.is_valid():
+        return _members_page(request, workspace, status=400)
+    roles = form.cleaned_data["roles"]
+    if user == request.user and "admin" not in roles and not request.user.is_superuser:
+        messages.error(request, "You cannot remove your own admin role; ask another admin.")
+        return redirect("workspaces:members", workspace.slug)
+    services.member_set_roles(actor=Actor.of(request.user), workspace=workspace, user=user,
+                              roles=roles)
+    messages.success(request, f"Roles of {user.get_username()} saved." if roles
+                     else f"{user.get_username()} removed from the workspace.")
+    return redirect("workspaces:members", workspace.slug)
+
+
+@require_POST
+@login_required
+def owner_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_members")
+    form = forms.OwnerForm(request.POST, workspace=workspace)
+    if form.is_valid():
+        services.role_grant(actor=Actor.of(request.user), workspace=workspace,
+                            user=form.cleaned_data["username"], role="owner",
+                            namespace=form.cleaned_data["namespace"])
+        messages.success(request, "Namespace owner added.")
+        return redirect("workspaces:members", workspace.slug)
+    return _members_page(request, workspace, owner_form=form, status=400)
+
+
+@require_POST
+@login_required
+def owner_remove(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_members")
+    form = forms.OwnerForm(request.POST, workspace=workspace)
+    if not form.is_valid():
+        return _members_page(request, workspace, owner_form=form, status=400)
+    services.role_revoke(actor=Actor.of(request.user), workspace=workspace,
+                         user=form.cleaned_data["username"], role="owner",
+                         namespace=form.cleaned_data["namespace"])
+    messages.success(request, "Namespace owner removed.")
+    return redirect("workspaces:members", workspace.slug)
+
+
+# -- resources ------------------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def resource_detail(request: AuthenticatedHttpRequest, slug: str, resource: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug)
+    obj = access.get_resource(request.user, workspace, resource)
+    return render(request, "workspaces/resource.html", {
+        **ws_context(request, workspace), "resource": obj,
+        "namespaces": selectors.resource_namespaces(user=request.user, resource=obj),
+        "can_manage": access.can(request.user, "manage_workspace", workspace),
+    })
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def resource_create(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    form = forms.ResourceForm(request.POST or None, workspace=workspace)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        created = _apply(form, lambda: services.resource_create(
+            actor=Actor.of(request.user), workspace=workspace, **data))
+        if created is not None:
+            messages.success(request, f"Resource {created.slug} created.")
+            return redirect("workspaces:resource", workspace.slug, created.slug)
+    return render(request, "workspaces/resource_form.html",
+                  ws_context(request, workspace, form=form, creating=True),
+                  status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def resource_edit(request: AuthenticatedHttpRequest, slug: str, resource: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    obj = access.get_resource(request.user, workspace, resource)
+    form = forms.ResourceEditForm(request.POST or None, instance=obj)
+    if request.method == "POST" and form.is_valid():
+        changes = {f: form.cleaned_data[f] for f in form.changed_data}
+        obj.refresh_from_db()
+        if not changes or _apply(form, lambda: services.resource_update(
+                actor=Actor.of(request.user), resource=obj, **changes)) is not None:
+            messages.success(request, "Resource saved.")
+            return redirect("workspaces:resource", workspace.slug, obj.slug)
+    return render(request, "workspaces/resource_form.html",
+                  ws_context(request, workspace, resource=obj, form=form),
+                  status=400 if form.errors else 200)
+
+
+@require_POST
+@login_required
+def resource_delete(request: AuthenticatedHttpRequest, slug: str, resource: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    obj = access.get_resource(request.user, workspace, resource)
+    try:
+        services.resource_delete(actor=Actor.of(request.user), resource=obj)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("workspaces:resource", workspace.slug, obj.slug)
+    messages.success(request, f"Resource {resource} deleted.")
+    return redirect("workspaces:home", workspace.slug)
+
+
+# -- namespaces -----------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def namespace_create(request: AuthenticatedHttpRequest, slug: str, resource: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    obj = access.get_resource(request.user, workspace, resource)
+    form = forms.NamespaceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        key = data.pop("partition_key") or None
+        if key and obj.provider.kind == "local":
+            form.add_error("partition_key", "Built-in namespaces always use the derived key.")
+        else:
+            created = _apply(form, lambda: services.namespace_create(
+                actor=Actor.of(request.user), resource=obj, partition_key=key, **data))
+            if created is not None:
+                messages.success(request, f"Namespace {created.slug} created.")
+                return redirect("workspaces:namespace", workspace.slug, obj.slug, created.slug)
+    return render(request, "workspaces/namespace_form.html",
+                  ws_context(request, workspace, resource=obj, form=form, creating=True),
+                  status=400 if form.errors else 200)
+
+
+@require_GET
+@login_required
+def namespace_detail(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                     namespace: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug)
+    res = access.get_resource(request.user, workspace, resource)
+    ns = access.get_namespace(request.user, res, namespace)
+    return render(request, "workspaces/namespace.html", {
+        **ws_context(request, workspace), "resource": res, "namespace": ns,
+        "row": selectors.namespace_row(user=request.user, namespace=ns),
+        "owners": selectors.namespace_owner_names(ns),
+        "can_manage": access.can(request.user, "manage_workspace", workspace),
+        "can_recount": access.can(request.user, "edit_memory", workspace, ns),
+    })
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def namespace_edit(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                   namespace: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    res = access.get_resource(request.user, workspace, resource)
+    ns = access.get_namespace(request.user, res, namespace)
+    form = forms.NamespaceEditForm(request.POST or None, instance=ns)
+    if request.method == "POST" and form.is_valid():
+        changes = {f: form.cleaned_data[f] for f in form.changed_data}
+        ns.refresh_from_db()
+        if not changes or _apply(form, lambda: services.namespace_update(
+                actor=Actor.of(request.user), namespace=ns, **changes)) is not None:
+            messages.success(request, "Namespace saved.")
+            return redirect("workspaces:namespace", workspace.slug, res.slug, ns.slug)
+    return render(request, "workspaces/namespace_form.html",
+                  ws_context(request, workspace, resource=res, namespace=ns, form=form),
+                  status=400 if form.errors else 200)
+
+
+@require_POST
+@login_required
+def namespace_delete(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                     namespace: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    res = access.get_resource(request.user, workspace, resource)
+    ns = access.get_namespace(request.user, res, namespace)
+    try:
+        services.namespace_delete(actor=Actor.of(request.user), namespace=ns)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("workspaces:namespace", workspace.slug, res.slug, ns.slug)
+    messages.success(request, f"Namespace {namespace} deleted.")
+    return redirect("workspaces:resource", workspace.slug, res.slug)
+
+
+@require_POST
+@login_required
+def namespace_recount(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                      namespace: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug)
+    res = access.get_resource(request.user, workspace, resource)
+    ns = access.get_namespace(request.user, res, namespace, "edit_memory")
+    job = job_create(actor=Actor.of(request.user), kind="namespace_recount",
+                     workspace=workspace, params={"namespace": str(ns.pk)})
+    return redirect("jobs:detail", job.pk)

@@ -1,0 +1,153 @@
+"""Fixtures and hooks shared by the whole test suite."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# ---------------------------------------------------------------------------------------------
+# Test infrastructure: database access from Playwright tests, and the system Chromium.
+# ---------------------------------------------------------------------------------------------
+
+# Playwright's sync API runs an event loop in the test thread; without this, every ORM call made
+# by a browser test (fixtures, assertions) raises SynchronousOnlyOperation.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# Belt and braces: the browser is Debian's, Playwright must never fetch its own.
+os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_INSTALL = "sudo apt-get install -y chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",  # CI runs as root, where Chromium's sandbox refuses to start
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: Mapping[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch options (--headed, --slowmo), pointed at the system Chromium."""
+    options = dict(browser_type_launch_args)
+    headless = options.get("headless", True)
+    args = [arg for arg in CHROMIUM_ARGS if headless or arg != "--headless"]
+    return {**options, "executable_path": str(CHROMIUM), "args": args}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("browser") is None or CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing; install it with: {CHROMIUM_INSTALL}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{message} (CI=true: browser tests must run)", pytrace=False)
+    pytest.skip(message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared domain fixtures (users per role, workspaces) go below this line.
+# ---------------------------------------------------------------------------------------------
+
+from memadmin.lib.audit import Actor  # noqa: E402
+from memadmin.providers.services import provider_config_create  # noqa: E402
+from memadmin.workspaces.services import (  # noqa: E402
+    namespace_create,
+    resource_create,
+    workspace_create,
+)
+
+SYSTEM = Actor.system("test")
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
+    # The production hasher spends ~0.3 s per password by design; tests create many users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def system_actor() -> Actor:
+    return SYSTEM
+
+
+@pytest.fixture
+def workspace(db: None):  # type: ignore[no-untyped-def]
+    return workspace_create(actor=SYSTEM, slug="acme", name="Acme")
+
+
+@pytest.fixture
+def other_workspace(db: None):  # type: ignore[no-untyped-def]
+    return workspace_create(actor=SYSTEM, slug="globex", name="Globex")
+
+
+@pytest.fixture
+def local_config(workspace):  # type: ignore[no-untyped-def]
+    return provider_config_create(actor=SYSTEM, workspace=workspace, slug="builtin",
+                                  name="Built-in", kind="local", probed=True)
+
+
+@pytest.fixture
+def resource(workspace, local_config):  # type: ignore[no-untyped-def]
+    return resource_create(actor=SYSTEM, workspace=workspace, provider=local_config,
+                           slug="knowledge", max_bytes=1024, item_max_bytes=4096)
+
+
+@pytest.fixture
+def namespace(resource):  # type: ignore[no-untyped-def]
+    return namespace_create(actor=SYSTEM, resource=resource, slug="alice")
+
+
+@pytest.fixture
+def other_namespace(resource):  # type: ignore[no-untyped-def]
+    return namespace_create(actor=SYSTEM, resource=resource, slug="bob")
+
+
+# Users per role in workspace "acme" (STYLE.md): ada admin, olga operator, alice owner of the
+# whole workspace, nora owner of namespace "alice" only, carl compliance, vic viewer, mallory no
+# role, root superuser.
+ROLE_USERS = {
+    "ada": "admin", "olga": "operator", "alice": "owner", "carl": "compliance", "vic": "viewer",
+    "nora": None, "mallory": None, "root": None,
+}
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def users(workspace, namespace):  # type: ignore[no-untyped-def]
+    from django.contrib.auth.models import User
+
+    from memadmin.workspaces.services import role_grant
+
+    made = {}
+    for name, role in ROLE_USERS.items():
+        if name == "root":
+            user = User.objects.create_superuser(name, f"{name}@example.com", PASSWORD)
+        else:
+            user = User.objects.create_user(name, f"{name}@example.com", PASSWORD)
+        if role:
+            role_grant(actor=SYSTEM, workspace=workspace, user=user, role=role)
+        made[name] = user
+    role_grant(actor=SYSTEM, workspace=workspace, user=made["nora"], role="owner",
+               namespace=namespace)
+    return made
+
+
+@pytest.fixture
+def client_for(users):  # type: ignore[no-untyped-def]
+    """``client_for("vic")`` -> a test client logged in as that user (None: anonymous)."""
+    from django.test import Client
+
+    def make(name: str | None) -> Client:
+        client = Client()
+        if name is not None:
+            client.force_login(users[name])
+        return client
+
+    return make
