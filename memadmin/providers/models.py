@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
@@ -54,6 +55,18 @@ class ProviderConfig(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        from urllib.parse import urlsplit
+
+        if self.url:
+            parts = urlsplit(self.url)
+            if parts.username or parts.password:
+                # Secrets belong in the write-only credential field, not in a URL that is shown.
+                raise ValidationError({"url": "Put credentials in the credential field, "
+                                              "not in the URL."})
+            if parts.query or parts.fragment:
+                raise ValidationError({"url": "The URL must not have a query or fragment."})
 
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if not self.health_deadline_ms:

@@ -160,3 +160,13 @@ class TestProviderConfig:
                             kind="legal_hold", reason="litigation 2026-17")
         with pytest.raises(ValidationError, match="frozen"):
             provider_config_delete(actor=SYSTEM, config=local_config)
+
+
+class TestProviderUrl:
+    @pytest.mark.parametrize("url", ["https://user:pw@m.example.com/oc-memory",
+                                     "https://m.example.com/oc-memory?token=abc",
+                                     "javascript:alert(1)", "not a url"])
+    def test_it_refuses_urls_that_carry_secrets_or_are_not_http(self, workspace, url) -> None:
+        with pytest.raises(ValidationError):
+            provider_config_create(actor=SYSTEM, workspace=workspace, slug="r", name="R",
+                                   kind="http", url=url)
