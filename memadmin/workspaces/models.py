@@ -18,6 +18,8 @@ slug_validator = RegexValidator(SLUG_RE, "Use 1-128 letters, digits, hyphens or 
 #: owner role can also be granted on a single namespace.
 WORKSPACE_ROLES = ("viewer", "operator", "owner", "compliance", "admin")
 NAMESPACE_ROLES = ("owner",)
+#: One item must travel in a 64 KiB wire body with its metadata (and JSON escaping).
+ITEM_MAX_BYTES_LIMIT = 16_384
 
 
 class Workspace(models.Model):
@@ -70,8 +72,9 @@ class Resource(models.Model):
         help_text="Cap on recalled text, in UTF-8 bytes (1-16,384).",
     )
     item_max_bytes = models.PositiveIntegerField(
-        default=16384, validators=[MinValueValidator(1), MaxValueValidator(1_048_576)],
-        help_text="Cap on one item's content, in UTF-8 bytes.",
+        default=16384,
+        validators=[MinValueValidator(1), MaxValueValidator(ITEM_MAX_BYTES_LIMIT)],
+        help_text="Cap on one item's content, in UTF-8 bytes (1-16,384).",
     )
     tools = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -83,7 +86,8 @@ class Resource(models.Model):
             models.CheckConstraint(condition=models.Q(max_bytes__gte=1, max_bytes__lte=16384),
                                    name="resource_max_bytes_range"),
             models.CheckConstraint(
-                condition=models.Q(item_max_bytes__gte=1, item_max_bytes__lte=1_048_576),
+                condition=models.Q(item_max_bytes__gte=1,
+                                   item_max_bytes__lte=ITEM_MAX_BYTES_LIMIT),
                 name="resource_item_max_bytes_range",
             ),
         ]
