@@ -56,6 +56,11 @@ class ProviderConfig(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        if not self.health_deadline_ms:
+            self.health_deadline_ms = DEFAULT_HEALTH_DEADLINE_MS.get(self.kind, 1000)
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
         from urllib.parse import urlsplit
 
@@ -67,11 +72,6 @@ class ProviderConfig(models.Model):
                                               "not in the URL."})
             if parts.query or parts.fragment:
                 raise ValidationError({"url": "The URL must not have a query or fragment."})
-
-    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        if not self.health_deadline_ms:
-            self.health_deadline_ms = DEFAULT_HEALTH_DEADLINE_MS.get(self.kind, 1000)
-        super().save(*args, **kwargs)
 
 
 class HealthCheck(models.Model):
