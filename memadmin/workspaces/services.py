@@ -182,3 +182,38 @@ def member_set_roles(*, actor: Actor, workspace: Workspace, user: Any,
         role_grant(actor=actor, workspace=workspace, user=user, role=role)
     for role in sorted(current - set(roles)):
         role_revoke(actor=actor, workspace=workspace, user=user, role=role)
+
+
+ADMIN_CREDENTIAL_PREFIX = "mac_"  # noqa: S105 - a display prefix, not a secret
+
+
+@transaction.atomic
+def admin_credential_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
+    """Mint a credential for admin operations on this workspace's endpoint; shown once."""
+    import secrets
+
+    from memadmin.lib.keys import secret_digest
+    from memadmin.workspaces.models import AdminCredential
+
+    secret = ADMIN_CREDENTIAL_PREFIX + secrets.token_urlsafe(32)
+    credential = AdminCredential(workspace=workspace, name=name, prefix=secret[:12],
+                                 secret_hash=secret_digest(secret), created_by=actor.user)
+    credential.full_clean()
+    credential.save()
+    audit_event_create(workspace=workspace, actor=actor, action="admin_credential.mint",
+                       target_type="admin_credential", target_id=credential.pk,
+                       data={"prefix": credential.prefix, "name": name})
+    return credential, secret
+
+
+@transaction.atomic
+def admin_credential_revoke(*, actor: Actor, credential: Any) -> Any:
+    from django.utils import timezone
+
+    if credential.revoked_at is None:
+        credential.revoked_at = timezone.now()
+        credential.save(update_fields=["revoked_at"])
+        audit_event_create(workspace=credential.workspace, actor=actor,
+                           action="admin_credential.revoke", target_type="admin_credential",
+                           target_id=credential.pk, data={"prefix": credential.prefix})
+    return credential

@@ -1,0 +1,270 @@
+"""Serving one wire request against the built-in store: envelope checks, scope, dispatch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memadmin.endpoint.auth import Caller
+from memadmin.endpoint.tools import declared_tool, run_tool, validate_arguments
+from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.providers import contract as c
+from memadmin.providers import wire
+from memadmin.providers.registry import provider_for
+from memadmin.workspaces.models import Namespace
+
+MAX_DEADLINE = 30.0
+#: Admin reads that are not worth an audit event each (health polling, discovery).
+UNAUDITED = frozenset({"health", "capabilities"})
+
+
+def _text_field(body: dict[str, Any], key: str, *, required: bool = True) -> str | None:
+    value = wire.field(body, key, str, required=required)
+    if value is not None and len(value.encode("utf-8")) > c.MAX_ID_BYTES:
+        raise c.InvalidRequest(f"{key} is longer than {c.MAX_ID_BYTES} bytes")
+    return value
+
+
+class Request:
+    """One decoded, checked request."""
+
+    def __init__(self, body: Any, caller: Caller) -> None:
+        body = wire.obj(body, "body")
+        wire.check_strings(body)
+        if body.get("version") != wire.VERSION or isinstance(body.get("version"), bool):
+            raise c.InvalidRequest(f"version must be {wire.VERSION}")
+        operation = body.get("operation")
+        if operation not in wire.ALL_OPERATIONS:
+            raise c.InvalidRequest("unknown operation")
+        self.body, self.caller, self.operation = body, caller, str(operation)
+        self.operation_id = str(_text_field(body, "operationId"))
+        deadline_at = wire.parse_time(body.get("deadlineAt"), "deadlineAt")
+        remaining = (deadline_at - timezone.now()).total_seconds()
+        if remaining <= 0:
+            raise c.Timeout("deadlineAt has already passed")
+        self.deadline = min(remaining, MAX_DEADLINE)
+        if caller.is_agent and self.operation not in wire.AGENT_OPERATIONS:
+            raise c.Forbidden("agent tokens may only recall and use tools")
+        if self.operation == "tool" and not caller.is_agent:
+            raise c.Forbidden("tools are for agent tokens")
+
+    def namespaces(self) -> list[Namespace]:
+        """The namespaces the request reaches, each checked against the credential."""
+        if self.caller.is_agent or "partition" in self.body:
+            partition = _text_field(self.body, "partition")
+            partitions: list[Any] = [partition]
+            if self.caller.is_agent and partition not in self.caller.partitions:
+                raise c.Forbidden("this token does not reach that partition")
+        else:
+            scope = wire.obj(self.body.get("scope"), "scope")
+            partitions = wire.field(scope, "partitions", list)
+            if not partitions or len(partitions) > 10_000:
+                raise c.InvalidRequest("scope.partitions must list 1-10,000 partitions")
+            for partition in partitions:
+                if not isinstance(partition, str) or len(partition.encode()) > c.MAX_ID_BYTES:
+                    raise c.InvalidRequest("every partition must be a string of <= 1,024 bytes")
+        found = list(Namespace.objects.filter(
+            partition_key__in=set(partitions), resource__workspace=self.caller.workspace,
+            resource__provider__kind="local", resource__provider__enabled=True,
+        ).select_related("resource__provider"))
+        if len(found) != len(set(partitions)):
+            # Partitions of other workspaces look exactly like unknown ones.
+            raise c.Forbidden("the credential does not reach every partition asked for")
+        if len({ns.resource.provider_id for ns in found}) != 1:
+            raise c.InvalidRequest("a scope must stay within one provider")
+        return found
+
+
+def serve(body: Any, caller: Caller) -> dict[str, Any]:
+    """The JSON answer to one request, or a ProviderError."""
+    request = Request(body, caller)
+    if request.operation in wire.UNSCOPED_OPERATIONS:
+        return _unscoped(request)
+    namespaces = request.namespaces()
+    provider = provider_for(namespaces[0].resource.provider)
+    scope = c.Scope(tuple(ns.partition_key for ns in namespaces))
+    handler = HANDLERS[request.operation]
+    if caller.is_agent:
+        return handler(request, provider, scope, namespaces)
+    with transaction.atomic():
+        answer = handler(request, provider, scope, namespaces)
+        audit_event_create(
+            workspace=caller.workspace, actor=Actor.system(caller.label),
+            action=f"api.{request.operation}", target_type="scope",
+            target_id=",".join(ns.slug for ns in namespaces)[:1000],
+            data={"operation_id_chars": len(request.operation_id),
+                  "partitions": len(namespaces), **_audit_counts(answer)},
+        )
+    return answer
+
+
+def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
+    counts = {k: answer[k] for k in ("removed", "held", "count", "revision") if k in answer}
+    if isinstance(answer.get("items"), list):
+        counts["items"] = len(answer["items"])
+    if isinstance(answer.get("id"), str):
+        counts["item"] = answer["id"]
+    return counts
+
+
+def _unscoped(request: Request) -> dict[str, Any]:
+    if request.operation == "capabilities":
+        operations = sorted(c.OPERATIONS | {"tool"})
+        return {"operations": operations, "idempotentWrites": True, "version": wire.VERSION}
+    # health: the built-in store of this workspace answers for itself.
+    config = (request.caller.workspace.providers.filter(kind="local", enabled=True)
+              .order_by("created_at").first())
+    if config is None:
+        raise c.Unavailable("this workspace has no enabled built-in provider")
+    provider = provider_for(config)
+    return wire.health_to_wire(provider.health(deadline=min(request.deadline,
+                                                            config.health_deadline_ms / 1000)))
+
+
+Handler = Any
+
+
+def _kw(request: Request, scope: c.Scope) -> dict[str, Any]:
+    return {"scope": scope, "deadline": request.deadline}
+
+
+def _write_kw(request: Request, scope: c.Scope) -> dict[str, Any]:
+    if not request.caller.may_write:
+        raise c.Forbidden("this token is read-only")
+    return {"operation_id": request.operation_id, "actor": request.caller.label,
+            **_kw(request, scope)}
+
+
+def _recall(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    body = request.body
+    text_input = wire.obj(body.get("input", {}), "input")
+    text = wire.field(text_input, "text", str, required=False)
+    max_bytes = wire.field(body, "maxBytes", int, required=False)
+    limit = wire.field(body, "limit", int, required=False, default=c.RECALL_MAX_HITS)
+    return wire.recall_to_wire(provider.recall(text, limit=limit, max_bytes=max_bytes,
+                                               **_kw(request, scope)))
+
+
+def _tool(request: Request, provider: c.Provider, scope: c.Scope,
+          namespaces: list[Namespace]) -> dict[str, Any]:
+    tool = declared_tool(namespaces[0], request.body.get("tool"))
+    arguments = validate_arguments(tool, request.body.get("arguments", {}))
+    result = run_tool(provider, tool, arguments, may_write=request.caller.may_write,
+                      operation_id=request.operation_id, actor=request.caller.label,
+                      scope=scope, deadline=request.deadline)
+    return {"result": result}
+
+
+def _retain(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    body = request.body
+    result = provider.retain(
+        wire.field(body, "tier", str), wire.field(body, "key", str, required=False, default=""),
+        wire.field(body, "content", str), wire.field(body, "mode", str),
+        data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
+        **_write_kw(request, scope))
+    return {"id": result.id, "bytes": result.bytes, "revision": result.revision}
+
+
+def _page(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    """list and export: a page of items that fits the 64 KiB body limit."""
+    body = request.body
+    filters = wire.filters_from_wire(body.get("filters"))
+    cursor = _text_field(body, "cursor", required=False)
+    limit = wire.field(body, "limit", int, required=False, default=50)
+    while True:
+        page = provider.list_items(filters, cursor=cursor, limit=limit, **_kw(request, scope))
+        answer = {"items": [wire.item_to_wire(i) for i in page.items],
+                  "nextCursor": page.next_cursor}
+        if len(wire.dumps(answer)) <= wire.MAX_BODY_BYTES - 1024 or limit == 1:
+            return answer
+        limit = max(1, limit // 2)
+
+
+def _count(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    filters = wire.filters_from_wire(request.body.get("filters"))
+    return {"count": provider.count(filters, **_kw(request, scope))}
+
+
+def _get(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    detail = provider.get_item(str(_text_field(request.body, "id")), **_kw(request, scope))
+    answer = {"item": wire.item_to_wire(detail.item),
+              "revisions": [wire.revision_to_wire(r) for r in detail.revisions]}
+    # Keep the newest revisions that fit the body limit; say how many were left out.
+    while len(wire.dumps(answer)) > wire.MAX_BODY_BYTES - 1024 and len(answer["revisions"]) > 1:
+        answer["revisions"] = answer["revisions"][1:]
+    answer["omittedRevisions"] = len(detail.revisions) - len(answer["revisions"])
+    return answer
+
+
+def _update(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    body = request.body
+    result = provider.update_item(
+        str(_text_field(body, "id")), wire.field(body, "content", str),
+        wire.field(body, "mode", str),
+        expected_revision=wire.field(body, "expectedRevision", int), **_write_kw(request, scope))
+    return {"id": result.id, "bytes": result.bytes, "revision": result.revision}
+
+
+def _id_list(body: dict[str, Any], key: str) -> list[str] | None:
+    values = wire.field(body, key, list, required=False)
+    if values is None:
+        return None
+    if len(values) > 10_000 or not all(isinstance(v, str) and len(v.encode()) <= c.MAX_ID_BYTES
+                                       for v in values):
+        raise c.InvalidRequest(f"{key} must be up to 10,000 ids of <= 1,024 bytes")
+    return values
+
+
+def _delete(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    body = request.body
+    filters = body.get("filters")
+    result = provider.delete_items(
+        ids=_id_list(body, "ids"),
+        filters=wire.filters_from_wire(filters) if filters is not None else None,
+        exclude_ids=_id_list(body, "excludeIds") or [],
+        limit=wire.field(body, "limit", int, required=False), **_write_kw(request, scope))
+    return {"removed": result.removed, "held": result.held}
+
+
+def _forget(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    body = request.body
+    result = provider.forget(
+        item_id=_text_field(body, "id", required=False),
+        data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
+        override_hold=wire.field(body, "overrideHold", bool, required=False, default=False),
+        **_write_kw(request, scope))
+    return {"removed": result.removed, "held": result.held}
+
+
+def _freeze(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
+    body = request.body
+    target = wire.target_from_wire(body.get("target"))
+    kind = wire.field(body, "kind", str)
+    action = wire.field(body, "action", str, required=False, default="place")
+    kw = _write_kw(request, scope)
+    kw.pop("operation_id")
+    if action == "place":
+        provider.freeze(target, kind=kind, reason=wire.field(body, "reason", str), **kw)
+    elif action == "lift":
+        provider.lift_freeze(target, kind=kind, **kw)
+    else:
+        raise c.InvalidRequest("action must be place or lift")
+    return {"ok": True}
+
+
+def _quarantine(request: Request, provider: c.Provider, scope: c.Scope,
+                _: Any) -> dict[str, Any]:
+    body = request.body
+    _write_kw(request, scope)
+    provider.set_quarantine(str(_text_field(body, "id")), wire.field(body, "state", str),
+                            **_kw(request, scope))
+    return {"ok": True}
+
+
+HANDLERS: dict[str, Handler] = {
+    "recall": _recall, "tool": _tool, "retain": _retain, "list": _page, "export": _page,
+    "count": _count, "get": _get, "update": _update, "delete": _delete, "forget": _forget,
+    "freeze": _freeze, "quarantine": _quarantine,
+}

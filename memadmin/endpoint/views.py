@@ -1,0 +1,76 @@
+"""The wire endpoint (default ``/oc-memory``): JSON over POST, bearer tokens only.
+
+CSRF-exempt and blind to session cookies: the only credential is the Authorization header.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from memadmin.endpoint.auth import authenticate
+from memadmin.endpoint.operations import serve
+from memadmin.providers import contract as c
+from memadmin.providers import wire
+
+logger = logging.getLogger(__name__)
+
+
+def _json(status: int, payload: dict[str, object]) -> HttpResponse:
+    body = wire.dumps(payload)
+    if len(body) > wire.MAX_BODY_BYTES:
+        return _error(c.TooLarge("the answer would exceed 64 KiB; ask for less"))
+    response = HttpResponse(body, status=status, content_type="application/json")
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _error(error: c.ProviderError, *, agent: bool = False) -> HttpResponse:
+    payload = error.to_wire()
+    if agent and isinstance(error, c.Frozen):
+        # Agents learn only that the target is frozen, never who froze it or why.
+        payload = {"error": {"code": error.code, "message": "frozen", "details": {}}}
+    return _json(error.http_status, payload)
+
+
+def _read_body(request: HttpRequest) -> object:
+    if request.content_type != "application/json":
+        raise c.InvalidRequest("Content-Type must be application/json")
+    declared = request.headers.get("Content-Length")
+    if declared and declared.isdigit() and int(declared) > wire.MAX_BODY_BYTES:
+        raise c.TooLarge("the request body is over 64 KiB")
+    raw = request.read(wire.MAX_BODY_BYTES + 1)
+    if len(raw) > wire.MAX_BODY_BYTES:
+        raise c.TooLarge("the request body is over 64 KiB")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise c.InvalidRequest("the body is not valid UTF-8 JSON") from None
+
+
+@csrf_exempt
+def endpoint(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        response = _error(c.InvalidRequest("use POST"))
+        response.status_code = 405
+        response["Allow"] = "POST"
+        return response
+    agent = False
+    try:
+        caller = authenticate(request.headers.get("Authorization"))
+        agent = caller.is_agent
+        answer = serve(_read_body(request), caller)
+    except c.ProviderError as error:
+        return _error(error, agent=agent)
+    except DatabaseError:
+        logger.exception("endpoint: database error")
+        return _error(c.Unavailable("the store is unavailable; try again"))
+    except Exception:
+        logger.exception("endpoint: unexpected error")
+        return _json(500, {"error": {"code": "internal", "message": "internal error",
+                                     "details": {}}})
+    return _json(200, answer)
