@@ -12,5 +12,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("memadmin.workspaces.urls")),
     path("", include("memadmin.jobs.urls")),
+    path("", include("memadmin.providers.urls")),
     path("", include("memadmin.endpoint.urls")),
 ]

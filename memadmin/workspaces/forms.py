@@ -1,4 +1,7 @@
-"""Forms of the workspace administration pages. They validate shape; services validate rules."""
+"""Forms of the workspace administration pages. They validate shape; services validate rules.
+
+(Django's form fields already refuse NUL characters, and request data cannot carry lone
+surrogates: it is decoded from UTF-8 with replacement.)"""
 
 from __future__ import annotations
 
@@ -11,36 +14,8 @@ from django.contrib.auth import get_user_model
 from memadmin.providers.models import ProviderConfig
 from memadmin.workspaces.models import WORKSPACE_ROLES, Namespace, Resource, Workspace
 
-TEXT_LIMIT = 500
 
-
-def _clean_text(value: str, field: str) -> str:
-    if "\x00" in value:
-        raise forms.ValidationError(f"{field} must not contain NUL characters.")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise forms.ValidationError(f"{field} is not valid text.") from None
-    return value
-
-
-class TextCleaningMixin:
-    """Refuses NUL bytes and lone surrogates in every char field before PostgreSQL sees them."""
-
-    cleaned_data: dict[str, Any]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()  # type: ignore[misc]
-        for name, value in list(data.items()):
-            if isinstance(value, str):
-                try:
-                    data[name] = _clean_text(value, name.replace("_", " ").capitalize())
-                except forms.ValidationError as exc:
-                    self.add_error(name, exc)  # type: ignore[attr-defined]
-        return data
-
-
-class WorkspaceSettingsForm(TextCleaningMixin, forms.ModelForm):
+class WorkspaceSettingsForm(forms.ModelForm):
     class Meta:
         model = Workspace
         fields = ["four_eyes_erasure", "subject_request_due_days", "health_retention_days"]
@@ -69,7 +44,7 @@ class ToolsField(forms.CharField):
             raise forms.ValidationError(f"Not valid JSON: {exc.msg} (line {exc.lineno}).") from None
 
 
-class ResourceForm(TextCleaningMixin, forms.ModelForm):
+class ResourceForm(forms.ModelForm):
     tools = ToolsField(required=False, help_text="JSON list of tool declarations (seed 001).")
 
     class Meta:
@@ -81,7 +56,7 @@ class ResourceForm(TextCleaningMixin, forms.ModelForm):
         self.fields["provider"].queryset = ProviderConfig.objects.filter(workspace=workspace)
 
 
-class ResourceEditForm(TextCleaningMixin, forms.ModelForm):
+class ResourceEditForm(forms.ModelForm):
     tools = ToolsField(required=False)
 
     class Meta:
@@ -89,7 +64,7 @@ class ResourceEditForm(TextCleaningMixin, forms.ModelForm):
         fields = ["description", "max_bytes", "item_max_bytes", "tools"]
 
 
-class NamespaceForm(TextCleaningMixin, forms.ModelForm):
+class NamespaceForm(forms.ModelForm):
     partition_key = forms.CharField(
         required=False, max_length=200,
         help_text="Only for a remote provider whose store already uses its own key.")
@@ -99,7 +74,7 @@ class NamespaceForm(TextCleaningMixin, forms.ModelForm):
         fields = ["slug", "description", "quota_bytes"]
 
 
-class NamespaceEditForm(TextCleaningMixin, forms.ModelForm):
+class NamespaceEditForm(forms.ModelForm):
     class Meta:
         model = Namespace
         fields = ["description", "quota_bytes"]
@@ -108,7 +83,7 @@ class NamespaceEditForm(TextCleaningMixin, forms.ModelForm):
 ROLE_CHOICES = [(role, role.capitalize()) for role in WORKSPACE_ROLES]
 
 
-class MemberForm(TextCleaningMixin, forms.Form):
+class MemberForm(forms.Form):
     username = forms.CharField(max_length=150)
     roles = forms.MultipleChoiceField(choices=ROLE_CHOICES, widget=forms.CheckboxSelectMultiple)
 
@@ -125,7 +100,7 @@ class MemberRolesForm(forms.Form):
                                       widget=forms.CheckboxSelectMultiple)
 
 
-class OwnerForm(TextCleaningMixin, forms.Form):
+class OwnerForm(forms.Form):
     username = forms.CharField(max_length=150)
     namespace = forms.ModelChoiceField(queryset=Namespace.objects.none(), to_field_name="pk")
 

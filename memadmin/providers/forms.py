@@ -1,0 +1,60 @@
+"""Provider configuration forms. The credential is write-only: never rendered back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from memadmin.providers.models import ProviderConfig
+
+
+class ProviderForm(forms.ModelForm):
+    credential = forms.CharField(
+        required=False, max_length=500, strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="Write-only. Leave empty to keep the current one.")
+    clear_credential = forms.BooleanField(required=False, label="Remove the stored credential")
+
+    class Meta:
+        model = ProviderConfig
+        fields = ["name", "slug", "kind", "url", "health_deadline_ms", "request_deadline_ms",
+                  "enabled", "probed"]
+        labels = {"health_deadline_ms": "Health deadline (ms)",
+                  "request_deadline_ms": "Request deadline (ms)",
+                  "probed": "Probed (poll this provider's health)"}
+        help_texts = {"health_deadline_ms": "Empty: 200 ms built-in, 1,000 ms remote.",
+                      "url": "For remote providers: the endpoint URL, e.g. "
+                             "https://memory.example.com/oc-memory"}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["health_deadline_ms"].required = False
+        editing = not self.instance._state.adding
+        if editing:
+            # Kind and slug identify the provider; changing them would orphan its data.
+            del self.fields["kind"]
+            del self.fields["slug"]
+        if not (editing and self.instance.credential):
+            del self.fields["clear_credential"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind = data.get("kind") or self.instance.kind
+        if kind == "http" and not data.get("url"):
+            self.add_error("url", "A remote provider needs its endpoint URL.")
+        if kind == "local" and data.get("url"):
+            self.add_error("url", "The built-in provider has no URL.")
+        return data
+
+    def changes(self) -> dict[str, Any]:
+        """The fields to pass to the service (credential only when typed or cleared)."""
+        data = {name: self.cleaned_data[name] for name in self.changed_data
+                if name in self.Meta.fields and name in self.fields}
+        if self.cleaned_data.get("credential"):
+            data["credential"] = self.cleaned_data["credential"]
+        elif self.cleaned_data.get("clear_credential"):
+            data["credential"] = ""
+        if data.get("health_deadline_ms") is None:
+            data.pop("health_deadline_ms", None)
+        return data

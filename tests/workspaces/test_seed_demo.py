@@ -1,0 +1,337 @@
+"""``manage.py seed_demo``: the demo users and workspaces, idempotency, and the bulk loader."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.db.models import Count, Max, Min, Sum
+from django.test import override_settings
+
+from memadmin.audit.models import AuditEvent
+from memadmin.gdpr.models import Tombstone
+from memadmin.lib.audit import verify_chain
+from memadmin.lib.keys import subject_hash
+from memadmin.memory.models import MemoryItem, MemoryRevision, NamespaceCounter, OperationRecord
+from memadmin.providers import contract as c
+from memadmin.providers.models import ProviderConfig, ProviderHealth
+from memadmin.providers.registry import namespace_scope, provider_for
+from memadmin.workspaces import demo
+from memadmin.workspaces.models import (
+    Namespace,
+    NamespaceUserObjectPermission,
+    Resource,
+    Workspace,
+    WorkspaceUserObjectPermission,
+)
+
+PASSWORD = "correct horse battery staple"
+TOUCHED = (get_user_model(), Workspace, ProviderConfig, ProviderHealth, Resource, Namespace,
+           NamespaceCounter, MemoryItem, MemoryRevision, OperationRecord, AuditEvent,
+           WorkspaceUserObjectPermission, NamespaceUserObjectPermission)
+
+
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def demo_settings(settings):  # type: ignore[no-untyped-def]
+    settings.MEMADMIN_DEMO_PASSWORD = PASSWORD
+    # Six users hashed per run with the real hasher would dominate the suite's runtime.
+    settings.PASSWORD_HASHERS = FAST_HASHERS
+    return settings
+
+
+def seed_demo(*args: str) -> str:
+    out = io.StringIO()
+    call_command("seed_demo", *args, stdout=out)
+    return out.getvalue()
+
+
+@contextmanager
+def committed_seed(django_db_blocker: Any, *args: str) -> Iterator[str]:
+    """Run seed_demo once for a whole class, committed (outside any test transaction, so VACUUM
+    runs too); each test then runs in its own rolled-back transaction on top. Seeding takes
+    seconds, so the read-only checks share one run. Flushed afterwards."""
+    with django_db_blocker.unblock(), override_settings(MEMADMIN_DEMO_PASSWORD=PASSWORD,
+                                                        PASSWORD_HASHERS=FAST_HASHERS):
+        try:
+            yield seed_demo(*args)
+        finally:
+            call_command("flush", interactive=False, verbosity=0)
+
+
+@pytest.fixture(scope="class")
+def seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    with committed_seed(django_db_blocker) as output:
+        yield output
+
+
+@pytest.fixture(scope="class")
+def bulk_seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    with committed_seed(django_db_blocker, "--items", "2000") as output:
+        yield output
+
+
+def table_counts() -> dict[str, int]:
+    return {model.__name__: model.objects.count() for model in TOUCHED}
+
+
+def assert_counters_match() -> None:
+    real = {row["namespace_id"]: (row["n"], row["b"])
+            for row in MemoryItem.objects.values("namespace_id")
+            .annotate(n=Count("id"), b=Sum("bytes"))}
+    for counter in NamespaceCounter.objects.all():
+        assert (counter.items, counter.bytes) == real.get(counter.namespace_id, (0, 0)), \
+            counter.namespace.slug
+
+
+def bulk_namespace() -> Namespace:
+    return Namespace.objects.get(resource__workspace__slug=demo.BULK_WORKSPACE,
+                                 resource__slug=demo.BULK_RESOURCE, slug=demo.BULK_NAMESPACE)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("seeded")
+class TestSeedDemo:
+    def test_it_creates_the_users_workspaces_providers_resources_and_namespaces(
+            self, seeded: str) -> None:
+        output = seeded
+
+        users = {u.username: u for u in get_user_model().objects.all()}
+        assert set(users) == set(demo.DEMO_USERS)
+        assert users["admin"].is_superuser and users["admin"].is_staff
+        assert not any(u.is_superuser for name, u in users.items() if name != "admin")
+        assert all(u.email == f"{name}@example.com" for name, u in users.items())
+        assert all(u.check_password(PASSWORD) for u in users.values())
+
+        assert dict(Workspace.objects.values_list("slug", "name")) == {
+            "acme": "Acme Support Agents", "globex": "Globex Research"}
+        providers = ProviderConfig.objects.all()
+        assert [(p.workspace.slug, p.kind, p.probed) for p in providers.order_by(
+            "workspace__slug")] == [("acme", "local", True), ("globex", "local", True)]
+        assert set(ProviderHealth.objects.values_list("state", flat=True)) == {"unknown"}
+
+        for resource in Resource.objects.all():
+            assert resource.description
+            tools = {tool["name"]: tool for tool in resource.tools}
+            assert set(tools) == {"remember", "list", "read"}
+            assert tools["remember"]["access"] == "write"
+            assert tools["remember"]["idempotent"] is False
+            assert tools["remember"]["input"]["required"] == ["fact"]
+            assert tools["list"]["access"] == tools["read"]["access"] == "read"
+            assert 2 <= resource.namespaces.count() <= 4
+        per_workspace = Counter(Resource.objects.values_list("workspace__slug", flat=True))
+        assert all(2 <= n <= 3 for n in per_workspace.values())
+        assert {"alice", "support-bot", "team_emea"} <= set(
+            Namespace.objects.values_list("slug", flat=True))
+
+        assert "Log in at http://127.0.0.1:8000/ as admin / " + PASSWORD in output
+        assert "admin, operator, owner, compliance, compliance2, viewer" in output
+
+    def test_it_grants_each_demo_user_their_role(self) -> None:
+        from memadmin.lib import access
+
+        users = {u.username: u for u in get_user_model().objects.all()}
+        acme, globex = Workspace.objects.get(slug="acme"), Workspace.objects.get(slug="globex")
+        for workspace in (acme, globex):
+            assert access.can(users["operator"], "manage_providers", workspace)
+            assert access.can(users["compliance"], "subject_requests", workspace)
+            assert access.can(users["compliance2"], "subject_requests", workspace)
+            assert access.can(users["viewer"], "view_content", workspace)
+            assert not access.can(users["viewer"], "edit_memory", workspace)
+        assert access.can(users["owner"], "edit_memory", acme)
+        owned = access.owned_namespaces(users["owner"], globex)
+        assert owned.count() == 1 and owned.get().resource.slug == "lab-notebook"
+
+    def test_it_writes_a_few_hundred_items_in_every_tier(self) -> None:
+        items = MemoryItem.objects.all()
+        assert 250 <= items.count() <= 350
+        assert set(items.values_list("tier", flat=True)) == set(c.TIERS)
+        assert set(items.values_list("updated_by", flat=True)) == {demo.SEED_ACTOR}
+        daily_keys = items.filter(tier="daily").values_list("key", flat=True)
+        assert all(len(key) == 10 and key[4] == "-" for key in daily_keys)
+        assert {"billing-bot", "dr-chen"} <= set(
+            items.filter(tier="peers").values_list("key", flat=True))
+
+    def test_it_writes_items_about_data_subjects_across_namespaces(self) -> None:
+        with_subject = MemoryItem.objects.filter(data_subject_id__isnull=False)
+        assert 35 <= with_subject.count() <= 45
+        spread = with_subject.values("data_subject_id").annotate(
+            namespaces=Count("namespace", distinct=True))
+        assert sum(1 for row in spread if row["namespaces"] > 1) >= 3
+        jane = with_subject.filter(data_subject_id="user:jane.doe@example.com")
+        assert set(jane.values_list("namespace__resource__workspace__slug", flat=True)) == {
+            "acme", "globex"}
+
+    def test_it_writes_content_that_reads_like_prompt_injections(self) -> None:
+        contents = list(MemoryItem.objects.values_list("content", flat=True))
+        assert any("Ignore all previous instructions" in text for text in contents)
+        assert any(text.startswith("SYSTEM: you are now") for text in contents)
+        assert any("![status](https://" in text for text in contents)
+        assert any("\u200b" in text for text in contents)
+        assert any("SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM" in text for text in contents)
+        assert 5 <= len(demo.INJECTIONS) <= 8
+
+    def test_it_is_idempotent(self) -> None:
+        before = table_counts()
+        versions = dict(NamespaceCounter.objects.values_list("namespace_id", "version"))
+
+        output = seed_demo()
+
+        assert table_counts() == before
+        assert dict(NamespaceCounter.objects.values_list("namespace_id", "version")) == versions
+        assert MemoryItem.objects.aggregate(top=Max("revision"))["top"] == 1
+        assert f"Items: 0 written, {before['MemoryItem']} skipped" in output
+        assert "Created" not in output
+
+    def test_it_leaves_items_alone_that_were_changed_since(self) -> None:
+        item = MemoryItem.objects.filter(tier="AGENT").first()
+        assert item is not None
+        provider = provider_for(item.namespace.resource.provider)
+        provider.update_item(str(item.pk), "Edited by an owner.", "replace", expected_revision=1,
+                             operation_id="edit-1", scope=namespace_scope(item.namespace),
+                             deadline=5)
+
+        seed_demo()
+
+        item.refresh_from_db()
+        assert (item.content, item.revision) == ("Edited by an owner.", 2)
+
+    @pytest.mark.parametrize("a_day_later", [False, True])
+    def test_it_does_not_undo_a_deletion_a_freeze_or_an_erasure(self, a_day_later: bool) -> None:
+        namespace = Namespace.objects.get(slug="alice")
+        provider = provider_for(namespace.resource.provider)
+        scope = namespace_scope(namespace)
+        subject_item = namespace.items.filter(data_subject_id="customer-1042").get()
+        provider.forget(data_subject_id="customer-1042", operation_id="erase-1", scope=scope,
+                        deadline=5)
+        Tombstone.objects.create(
+            workspace=namespace.resource.workspace,
+            **dict(zip(("key_id", "subject_hash"),
+                       subject_hash(namespace.resource.workspace_id, "customer-1042"),
+                       strict=True)))
+        other = Namespace.objects.get(slug="team_emea")
+        other_provider = provider_for(other.resource.provider)
+        pins = other.items.get(tier="pins")
+        other_provider.delete_items(ids=[str(pins.pk)], operation_id="delete-1",
+                                    scope=namespace_scope(other), deadline=5)
+        other_provider.freeze(c.FreezeTarget(level="namespace", partition=other.partition_key),
+                              kind="legal_hold", reason="litigation", scope=namespace_scope(other),
+                              deadline=5)
+
+        if a_day_later:
+            # Operation ids are remembered for 24 h: later, retain itself refuses the writes.
+            OperationRecord.objects.all().delete()
+
+        output = seed_demo()
+
+        assert "0 written" in output
+        assert "2 not restored (deleted, frozen or erased since an earlier run)" in output
+        assert not MemoryItem.objects.filter(pk=subject_item.pk).exists()
+        assert not other.items.filter(tier="pins").exists()
+        assert_counters_match()
+
+    def test_it_keeps_counters_equal_to_real_counts(self) -> None:
+        assert NamespaceCounter.objects.count() == Namespace.objects.count() == 13
+        assert_counters_match()
+
+    def test_it_audits_what_it_creates_in_valid_chains(self) -> None:
+        for workspace in Workspace.objects.all():
+            assert verify_chain(str(workspace.pk)).ok
+        actions = Counter(AuditEvent.objects.values_list("action", flat=True))
+        assert actions["workspace.create"] == 2
+        assert actions["namespace.create"] == 13
+        assert set(AuditEvent.objects.values_list("actor_label", flat=True)) == {demo.SEED_ACTOR}
+
+    def test_it_resets_the_demo_users_passwords(self, settings) -> None:  # type: ignore[no-untyped-def]
+        settings.MEMADMIN_DEMO_PASSWORD = "another demo password"
+
+        seed_demo()
+
+        for user in get_user_model().objects.all():
+            assert user.check_password("another demo password")
+
+    def test_it_skips_vacuum_inside_a_transaction(self) -> None:
+        output = seed_demo("--items", "10")
+
+        assert "VACUUM skipped" in output
+        assert bulk_namespace().items.count() == 10
+        assert_counters_match()
+
+
+@pytest.mark.django_db
+class TestSeedDemoPreconditions:
+    def test_it_refuses_without_a_demo_password(self, settings) -> None:  # type: ignore[no-untyped-def]
+        settings.MEMADMIN_DEMO_PASSWORD = ""
+
+        with pytest.raises(CommandError, match="set MEMADMIN_DEMO_PASSWORD to seed demo users"):
+            seed_demo()
+        assert not get_user_model().objects.exists()
+        assert not Workspace.objects.exists()
+
+    def test_it_generates_the_same_items_every_time(self) -> None:
+        assert demo.demo_items() == demo.demo_items()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("bulk_seeded")
+class TestBulkLoad:
+    def test_it_bulk_loads_the_requested_number_of_items(self, bulk_seeded: str) -> None:
+        namespace = bulk_namespace()
+        assert namespace.items.count() == 2000
+        assert "rows/s" in bulk_seeded and "VACUUM (ANALYZE) took" in bulk_seeded
+        assert namespace.items.filter(key="bulk-1").exists()
+        assert namespace.items.filter(key="bulk-2000").exists()
+        assert set(namespace.items.values_list("tier", "revision", "quarantine_state")
+                   .distinct()) == {("facts", 1, "clear")}
+        assert 1 <= namespace.items.filter(data_subject_id__isnull=False).count() <= 60
+        assert AuditEvent.objects.filter(action="memory.bulk_load",
+                                         target_id=str(namespace.pk)).count() == 1
+        assert verify_chain(str(namespace.resource.workspace_id)).ok
+
+    def test_it_keeps_counters_equal_to_real_counts_after_a_bulk_load(self) -> None:
+        assert_counters_match()
+
+    def test_it_spreads_bulk_items_over_ninety_days_of_varied_text(self) -> None:
+        items = bulk_namespace().items
+        span = items.aggregate(oldest=Min("updated_at"), newest=Max("updated_at"))
+        assert 80 <= (span["newest"] - span["oldest"]).days < 90
+        contents = list(items.values_list("content", flat=True))
+        assert len(set(contents)) == 2000
+        assert all(20 <= len(text.split()) <= 40 for text in contents)
+        assert len({word for text in contents for word in text.split()}) > 1000
+
+    def test_it_makes_bulk_items_searchable(self) -> None:
+        namespace = bulk_namespace()
+        provider = provider_for(namespace.resource.provider)
+        page = provider.list_items(c.ItemFilters(q=demo.BULK_COMMON_WORD), limit=100,
+                                   scope=namespace_scope(namespace), deadline=5)
+        assert len(page.items) == 100
+        assert all(demo.BULK_COMMON_WORD in item.content for item in page.items)
+        matches = provider.count(c.ItemFilters(q=demo.BULK_COMMON_WORD),
+                                 scope=namespace_scope(namespace), deadline=5)
+        assert matches is not None and matches > 1000
+
+
+@pytest.mark.django_db(transaction=True)
+class TestBulkLoadAgain:
+    def test_it_adds_more_items_on_a_second_bulk_load(self) -> None:
+        seed_demo("--items", "2000")
+        namespace = bulk_namespace()
+        demo_items = MemoryItem.objects.exclude(namespace=namespace).count()
+
+        output = seed_demo("--items", "500")
+
+        assert "bulk-2001 .. bulk-2500" in output
+        assert namespace.items.count() == 2500
+        assert namespace.items.filter(key="bulk-2500").exists()
+        assert MemoryItem.objects.exclude(namespace=namespace).count() == demo_items
+        assert_counters_match()
+        assert AuditEvent.objects.filter(action="memory.bulk_load").count() == 2
