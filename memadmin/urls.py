@@ -13,5 +13,6 @@ urlpatterns = [
     path("", include("memadmin.workspaces.urls")),
     path("", include("memadmin.jobs.urls")),
     path("", include("memadmin.providers.urls")),
+    path("", include("memadmin.memory.urls")),
     path("", include("memadmin.endpoint.urls")),
 ]

@@ -114,3 +114,7 @@ class OwnerForm(forms.Form):
             lambda ns: f"{ns.resource.slug} / {ns.slug}")
 
     clean_username = MemberForm.clean_username
+
+
+class AdminCredentialForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="Who uses it, e.g. the central memadmin.")

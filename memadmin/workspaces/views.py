@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -53,22 +54,65 @@ def workspace_home(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse
                   ws_context(request, workspace, overview=overview))
 
 
+def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any, *,
+                   secret: str | None = None, status: int = 200) -> HttpResponse:
+    from memadmin.workspaces.models import AdminCredential
+
+    credentials = list(AdminCredential.objects.filter(workspace=workspace)
+                       .order_by("-created_at"))
+    response = render(request, "workspaces/settings.html", ws_context(
+        request, workspace, form=form, credentials=credentials, secret=secret,
+        credential_form=forms.AdminCredentialForm(), tab="settings"), status=status)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 @login_required
 def workspace_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
     form = forms.WorkspaceSettingsForm(request.POST or None, instance=workspace)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST":
+        if not form.is_valid():
+            return _settings_page(request, workspace, form, status=400)
         changes = {f: form.cleaned_data[f] for f in form.changed_data}
+        workspace.refresh_from_db()
         if changes and _apply(form, lambda: services.workspace_update_settings(
                 actor=Actor.of(request.user), workspace=workspace, **changes)) is None:
-            return render(request, "workspaces/settings.html",
-                          ws_context(request, workspace, form=form), status=400)
+            return _settings_page(request, workspace, form, status=400)
         messages.success(request, "Settings saved.")
         return redirect("workspaces:settings", workspace.slug)
-    status = 400 if form.errors else 200
-    return render(request, "workspaces/settings.html", ws_context(request, workspace, form=form),
-                  status=status)
+    return _settings_page(request, workspace, form)
+
+
+@require_POST
+@login_required
+def credential_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    form = forms.AdminCredentialForm(request.POST)
+    settings_form = forms.WorkspaceSettingsForm(instance=workspace)
+    if not form.is_valid():
+        messages.error(request, "A credential needs a name of at most 100 characters.")
+        return _settings_page(request, workspace, settings_form, status=400)
+    _, secret = services.admin_credential_mint(actor=Actor.of(request.user), workspace=workspace,
+                                               name=form.cleaned_data["name"])
+    # Shown in this response only: only the hash is stored.
+    return _settings_page(request, workspace, settings_form, secret=secret)
+
+
+@require_POST
+@login_required
+def credential_revoke(request: AuthenticatedHttpRequest, slug: str,
+                      credential_id: UUID) -> HttpResponse:
+    from memadmin.workspaces.models import AdminCredential
+
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    credential = AdminCredential.objects.filter(workspace=workspace, pk=credential_id).first()
+    if credential is None:
+        raise Http404("not found")
+    services.admin_credential_revoke(actor=Actor.of(request.user), credential=credential)
+    messages.success(request, f"Credential {credential.prefix}… revoked.")
+    return redirect("workspaces:settings", workspace.slug)
 
 
 # -- members and roles ----------------------------------------------------------------------

@@ -24,6 +24,7 @@ MUTATING = [
     ("workspaces:resource_delete", ("acme", "knowledge")),
     ("workspaces:namespace_delete", NS),
     ("workspaces:namespace_recount", NS),
+    ("workspaces:credential_mint", ("acme",)),
 ]
 FORMS = [
     ("workspaces:settings", ("acme",)),
@@ -284,3 +285,26 @@ class TestNamespaces:
         response = client_for("nora").post(
             reverse("workspaces:namespace_recount", args=["acme", "knowledge", "bob"]))
         assert response.status_code == 403
+
+
+class TestAdminCredentials:
+    def test_an_admin_mints_sees_once_and_revokes(self, client_for, workspace) -> None:
+        from memadmin.lib.keys import secret_digest
+        from memadmin.workspaces.models import AdminCredential
+
+        ada = client_for("ada")
+        response = ada.post(reverse("workspaces:credential_mint", args=["acme"]),
+                            {"name": "central"})
+        secret = response.context["secret"]
+        credential = AdminCredential.objects.get()
+        assert credential.secret_hash == secret_digest(secret)
+        assert secret not in ada.get(reverse("workspaces:settings",
+                                             args=["acme"])).content.decode()
+        ada.post(reverse("workspaces:credential_revoke", args=["acme", credential.pk]))
+        credential.refresh_from_db()
+        assert credential.revoked_at is not None
+
+    @pytest.mark.parametrize("name", ["olga", "carl", "vic"])
+    def test_only_admins_may_mint(self, client_for, name) -> None:
+        assert client_for(name).post(reverse("workspaces:credential_mint", args=["acme"]),
+                                     {"name": "x"}).status_code == 403
