@@ -12,6 +12,7 @@ from memadmin.workspaces.models import Workspace
 JOB_STATES = ["queued", "running", "succeeded", "failed", "cancelled"]
 JOB_TITLES = {
     "namespace_recount": "Recount a namespace",
+    "health_alert": "Send a health alert",
 }
 
 

@@ -41,8 +41,24 @@ def expire_operation_records() -> int:
     return deleted
 
 
+def poll_health() -> object:
+    from memadmin.providers.health import poll_all
+
+    return poll_all()
+
+
+def expire_health_history() -> object:
+    from memadmin.providers.health import expire_history
+
+    return expire_history()
+
+
 def default_duties() -> list[Duty]:
+    from django.conf import settings
+
     return [
+        Duty("poll provider health", settings.MEMADMIN_HEALTH_INTERVAL, poll_health),
+        Duty("expire health history", 3600, expire_health_history),
         Duty("reap jobs", 15, runner.reap),
         Duty("worker heartbeat", 30, enqueue_worker_heartbeat),
         Duty("expire operation records", 3600, expire_operation_records),

@@ -8,17 +8,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.lib import access
 from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest
-from memadmin.providers import services
+from memadmin.lib.keys import secret_digest
+from memadmin.providers import health, selectors, services
 from memadmin.providers.forms import ProviderForm
 from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for
+from memadmin.workspaces.models import MetricsToken, Workspace
 from memadmin.workspaces.views import ws_context
 
 
@@ -116,3 +119,104 @@ def provider_test(request: AuthenticatedHttpRequest, slug: str, provider: str) -
     return render(request, template,
                   ws_context(request, workspace, provider=config, status=status,
                              tab="providers"))
+
+
+# -- the aux-status panel -----------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def health_page(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """The full panel; with htmx, just the panel fragment (it refreshes itself)."""
+    workspace = access.get_workspace(request.user, slug)
+    panel = selectors.health_panel(workspace)
+    template = "providers/health.html#panel" if request.htmx else "providers/health.html"
+    response = render(request, template, ws_context(request, workspace, panel=panel,
+                                                    tab="health"))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_POST
+@login_required
+def health_check_now(request: AuthenticatedHttpRequest, slug: str,
+                     provider: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "run_health_checks")
+    config = _get_provider(workspace, provider)
+    if not (config.enabled and config.probed):
+        messages.error(request, f"{config.name} is disabled or unprobed: it is never polled.")
+        return redirect("providers:health", workspace.slug)
+    result = health.check_now(config)
+    if result is None:
+        messages.error(request, f"{config.name} was checked moments ago; try again in a few "
+                       "seconds.")
+        response = redirect("providers:health", workspace.slug)
+        if request.htmx:
+            response = HttpResponse(status=429)
+            response["HX-Trigger"] = "health-refresh"
+        return response
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
+                           action="provider.check_now", target_type="provider",
+                           target_id=config.pk, data={"state": result.state})
+    return redirect("providers:health", workspace.slug)
+
+
+def _health_json(workspace: Any) -> dict[str, Any]:
+    panel = selectors.health_panel(workspace)
+    return {
+        "workspace": workspace.slug,
+        "generated_at": timezone.now().isoformat(),
+        "scheduler_alive": panel.scheduler_alive,
+        "worker_alive": panel.worker_alive,
+        "queue_age_seconds": panel.queue_age_seconds,
+        "providers": [{
+            "provider": p.config.slug, "name": p.config.name, "kind": p.config.kind,
+            "state": p.state, "message": p.message, "latency_ms": p.latency_ms,
+            "p95_24h_ms": p.p95_24h, "uptime_24h": p.uptime_24h, "uptime_7d": p.uptime_7d,
+            "last_ok_at": p.last_ok_at.isoformat() if p.last_ok_at else None,
+            "last_checked_at": p.last_checked_at.isoformat() if p.last_checked_at else None,
+        } for p in panel.providers],
+    }
+
+
+@require_GET
+@login_required
+def health_json(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug)
+    response = JsonResponse(_health_json(workspace))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+@require_GET
+def metrics(request: HttpRequest, slug: str) -> HttpResponse:
+    """Prometheus text format, for a workspace's metrics token (bearer); no session needed."""
+    workspace = Workspace.objects.filter(slug=slug).first()
+    header = request.headers.get("Authorization", "")
+    token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+    if workspace is None or not token or len(token) > 200 or not MetricsToken.objects.filter(
+            workspace=workspace, secret_hash=secret_digest(token),
+            revoked_at__isnull=True).exists():
+        return HttpResponse("unauthorized\n", status=401, content_type="text/plain")
+    panel = selectors.health_panel(workspace)
+    lines = [
+        "# HELP memadmin_provider_up Whether the provider's state is ok (1) or not (0).",
+        "# TYPE memadmin_provider_up gauge",
+    ]
+    latency = [
+        "# HELP memadmin_provider_latency_ms Latency of the provider's last health check.",
+        "# TYPE memadmin_provider_latency_ms gauge",
+    ]
+    for p in panel.providers:
+        labels = (f'workspace="{_label(workspace.slug)}",provider="{_label(p.config.slug)}",'
+                  f'kind="{p.config.kind}",state="{p.state}"')
+        lines.append(f"memadmin_provider_up{{{labels}}} {1 if p.state == 'ok' else 0}")
+        if p.latency_ms is not None:
+            latency.append(f"memadmin_provider_latency_ms{{{labels}}} {p.latency_ms:.3f}")
+    body = "\n".join(lines + latency) + "\n"
+    return HttpResponse(body, content_type="text/plain; version=0.0.4; charset=utf-8")

@@ -22,7 +22,10 @@ from memadmin.workspaces import forms, selectors, services
 
 def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) -> dict[str, Any]:
     """What every workspace page's layout needs: the workspace and the user's capabilities."""
-    return {"workspace": workspace, "can": access.capabilities(request.user, workspace), **extra}
+    from memadmin.providers.selectors import health_summary
+
+    return {"workspace": workspace, "can": access.capabilities(request.user, workspace),
+            "health_summary": health_summary(workspace), **extra}
 
 
 def _apply(form: Any, call: Any) -> Any:
@@ -49,9 +52,12 @@ def workspace_list(request: AuthenticatedHttpRequest) -> HttpResponse:
 @login_required
 def workspace_home(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug)
+    from memadmin.providers.selectors import health_panel
+
     overview = selectors.workspace_overview(user=request.user, workspace=workspace)
     return render(request, "workspaces/home.html",
-                  ws_context(request, workspace, overview=overview))
+                  ws_context(request, workspace, overview=overview, tab="home",
+                             panel=health_panel(workspace)))
 
 
 def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any, *,

