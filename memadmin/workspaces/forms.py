@@ -118,3 +118,8 @@ class OwnerForm(forms.Form):
 
 class AdminCredentialForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="Who uses it, e.g. the central memadmin.")
+
+
+class AlertTargetForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("webhook", "Webhook (JSON POST)"), ("email", "Email")])
+    target = forms.CharField(max_length=500, label="URL or address")

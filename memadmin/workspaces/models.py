@@ -209,3 +209,14 @@ class AlertTarget(models.Model):
             models.CheckConstraint(condition=models.Q(kind__in=["webhook", "email"]),
                                    name="alert_target_kind"),
         ]
+
+    def clean(self) -> None:
+        from django.core.validators import EmailValidator, URLValidator
+
+        validator = (URLValidator(schemes=["http", "https"]) if self.kind == "webhook"
+                     else EmailValidator())
+        try:
+            validator(self.target)
+        except ValidationError:
+            what = "an http(s) URL" if self.kind == "webhook" else "an email address"
+            raise ValidationError({"target": f"Enter {what}."}) from None

@@ -217,3 +217,57 @@ def admin_credential_revoke(*, actor: Actor, credential: Any) -> Any:
                            action="admin_credential.revoke", target_type="admin_credential",
                            target_id=credential.pk, data={"prefix": credential.prefix})
     return credential
+
+
+@transaction.atomic
+def alert_target_add(*, actor: Actor, workspace: Workspace, kind: str, target: str) -> Any:
+    from memadmin.workspaces.models import AlertTarget
+
+    alert = AlertTarget(workspace=workspace, kind=kind, target=target)
+    alert.full_clean()
+    alert.save()
+    audit_event_create(workspace=workspace, actor=actor, action="alert_target.add",
+                       target_type="alert_target", target_id=alert.pk, data={"kind": kind})
+    return alert
+
+
+@transaction.atomic
+def alert_target_remove(*, actor: Actor, alert: Any) -> None:
+    workspace, pk, kind = alert.workspace, alert.pk, alert.kind
+    alert.delete()
+    audit_event_create(workspace=workspace, actor=actor, action="alert_target.remove",
+                       target_type="alert_target", target_id=pk, data={"kind": kind})
+
+
+METRICS_TOKEN_PREFIX = "mmt_"  # noqa: S105 - a display prefix, not a secret
+
+
+@transaction.atomic
+def metrics_token_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
+    import secrets
+
+    from memadmin.lib.keys import secret_digest
+    from memadmin.workspaces.models import MetricsToken
+
+    secret = METRICS_TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = MetricsToken(workspace=workspace, name=name, prefix=secret[:12],
+                         secret_hash=secret_digest(secret), created_by=actor.user)
+    token.full_clean()
+    token.save()
+    audit_event_create(workspace=workspace, actor=actor, action="metrics_token.mint",
+                       target_type="metrics_token", target_id=token.pk,
+                       data={"prefix": token.prefix})
+    return token, secret
+
+
+@transaction.atomic
+def metrics_token_revoke(*, actor: Actor, token: Any) -> Any:
+    from django.utils import timezone
+
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+        audit_event_create(workspace=token.workspace, actor=actor, action="metrics_token.revoke",
+                           target_type="metrics_token", target_id=token.pk,
+                           data={"prefix": token.prefix})
+    return token

@@ -61,14 +61,20 @@ def workspace_home(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse
 
 
 def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any, *,
-                   secret: str | None = None, status: int = 200) -> HttpResponse:
-    from memadmin.workspaces.models import AdminCredential
+                   secret: str | None = None, metrics_secret: str | None = None,
+                   alert_form: Any = None, status: int = 200) -> HttpResponse:
+    from memadmin.workspaces.models import AdminCredential, AlertTarget, MetricsToken
 
     credentials = list(AdminCredential.objects.filter(workspace=workspace)
                        .order_by("-created_at"))
     response = render(request, "workspaces/settings.html", ws_context(
         request, workspace, form=form, credentials=credentials, secret=secret,
-        credential_form=forms.AdminCredentialForm(), tab="settings"), status=status)
+        credential_form=forms.AdminCredentialForm(), tab="settings",
+        alerts=list(AlertTarget.objects.filter(workspace=workspace).order_by("created_at")),
+        alert_form=alert_form or forms.AlertTargetForm(),
+        metrics_tokens=list(MetricsToken.objects.filter(workspace=workspace)
+                            .order_by("-created_at")),
+        metrics_secret=metrics_secret), status=status)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -118,6 +124,58 @@ def credential_revoke(request: AuthenticatedHttpRequest, slug: str,
         raise Http404("not found")
     services.admin_credential_revoke(actor=Actor.of(request.user), credential=credential)
     messages.success(request, f"Credential {credential.prefix}… revoked.")
+    return redirect("workspaces:settings", workspace.slug)
+
+
+@require_POST
+@login_required
+def alert_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    form = forms.AlertTargetForm(request.POST)
+    settings_form = forms.WorkspaceSettingsForm(instance=workspace)
+    if form.is_valid() and _apply(form, lambda: services.alert_target_add(
+            actor=Actor.of(request.user), workspace=workspace, **form.cleaned_data)) is not None:
+        messages.success(request, "Alert target added.")
+        return redirect("workspaces:settings", workspace.slug)
+    return _settings_page(request, workspace, settings_form, alert_form=form, status=400)
+
+
+@require_POST
+@login_required
+def alert_remove(request: AuthenticatedHttpRequest, slug: str, alert_id: UUID) -> HttpResponse:
+    from memadmin.workspaces.models import AlertTarget
+
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    alert = AlertTarget.objects.filter(workspace=workspace, pk=alert_id).first()
+    if alert is None:
+        raise Http404("not found")
+    services.alert_target_remove(actor=Actor.of(request.user), alert=alert)
+    messages.success(request, "Alert target removed.")
+    return redirect("workspaces:settings", workspace.slug)
+
+
+@require_POST
+@login_required
+def metrics_token_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    _, secret = services.metrics_token_mint(actor=Actor.of(request.user), workspace=workspace,
+                                            name="prometheus")
+    return _settings_page(request, workspace, forms.WorkspaceSettingsForm(instance=workspace),
+                          metrics_secret=secret)
+
+
+@require_POST
+@login_required
+def metrics_token_revoke(request: AuthenticatedHttpRequest, slug: str,
+                         token_id: UUID) -> HttpResponse:
+    from memadmin.workspaces.models import MetricsToken
+
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    token = MetricsToken.objects.filter(workspace=workspace, pk=token_id).first()
+    if token is None:
+        raise Http404("not found")
+    services.metrics_token_revoke(actor=Actor.of(request.user), token=token)
+    messages.success(request, "Metrics token revoked.")
     return redirect("workspaces:settings", workspace.slug)
 
 

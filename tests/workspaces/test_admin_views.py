@@ -25,6 +25,8 @@ MUTATING = [
     ("workspaces:namespace_delete", NS),
     ("workspaces:namespace_recount", NS),
     ("workspaces:credential_mint", ("acme",)),
+    ("workspaces:alert_add", ("acme",)),
+    ("workspaces:metrics_token_mint", ("acme",)),
 ]
 FORMS = [
     ("workspaces:settings", ("acme",)),
@@ -308,3 +310,27 @@ class TestAdminCredentials:
     def test_only_admins_may_mint(self, client_for, name) -> None:
         assert client_for(name).post(reverse("workspaces:credential_mint", args=["acme"]),
                                      {"name": "x"}).status_code == 403
+
+
+class TestAlertTargets:
+    def test_an_admin_adds_and_removes_a_webhook(self, client_for, workspace) -> None:
+        from memadmin.workspaces.models import AlertTarget
+
+        ada = client_for("ada")
+        ada.post(reverse("workspaces:alert_add", args=["acme"]),
+                 {"kind": "webhook", "target": "https://hooks.example.com/memadmin"})
+        alert = AlertTarget.objects.get()
+        ada.post(reverse("workspaces:alert_remove", args=["acme", alert.pk]))
+        assert not AlertTarget.objects.exists()
+
+    @pytest.mark.parametrize(("kind", "target"), [
+        ("webhook", "javascript:alert(1)"), ("webhook", "not a url"), ("email", "nobody"),
+        ("sms", "+123"), ("webhook", "https://x.example.com/" + "a" * 600)])
+    def test_bad_targets_are_explained(self, client_for, kind, target) -> None:
+        from memadmin.workspaces.models import AlertTarget
+
+        response = client_for("ada").post(reverse("workspaces:alert_add", args=["acme"]),
+                                          {"kind": kind, "target": target})
+        assert response.status_code == 400
+        assert "errorlist" in response.content.decode()
+        assert not AlertTarget.objects.exists()
