@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 
 from memadmin.memory.models import AgentToken
+from memadmin.providers import contract as c
 from memadmin.workspaces.models import Namespace
 
 
@@ -22,3 +25,71 @@ class AgentTokenForm(forms.Form):
             "resource__slug", "slug")
         self.fields["namespaces"].label_from_instance = (
             lambda ns: f"{ns.resource.slug} / {ns.slug}")
+
+
+TIER_CHOICES = [("", "any tier")] + [(t, t) for t in c.TIERS]
+
+
+class ItemFilterForm(forms.Form):
+    """The browse filters (a GET form: bad values become a clear error, never a 500)."""
+
+    q = forms.CharField(required=False, max_length=1024, label="Search")
+    tier = forms.ChoiceField(required=False, choices=TIER_CHOICES)
+    key = forms.CharField(required=False, max_length=128)
+    subject = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
+                              label="Data subject")
+    frozen = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "frozen"),
+                                                        ("no", "not frozen")])
+    quarantine = forms.ChoiceField(required=False, choices=[("", "any")] + [
+        (s, s) for s in c.QUARANTINE_STATES])
+    since = forms.DateField(required=False, label="Updated since",
+                            widget=forms.DateInput(attrs={"type": "date"}))
+    cursor = forms.CharField(required=False, max_length=c.MAX_ID_BYTES,
+                             widget=forms.HiddenInput)
+
+    def filters(self) -> c.ItemFilters:
+        data = self.cleaned_data
+        since = data.get("since")
+        return c.ItemFilters(
+            q=data.get("q") or None, tier=data.get("tier") or None,
+            key=data.get("key") or None, subject=data.get("subject") or None,
+            frozen={"yes": True, "no": False}.get(data.get("frozen") or ""),
+            quarantine=data.get("quarantine") or None,
+            updated_since=dt.datetime.combine(since, dt.time.min, tzinfo=dt.UTC)
+            if since else None,
+        )
+
+    def query_without_cursor(self) -> str:
+        params = {k: v for k, v in self.data.items() if k != "cursor" and v}
+        return urlencode(params)
+
+
+class ItemEditForm(forms.Form):
+    content = forms.CharField(required=False, strip=False,
+                              widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
+                              max_length=1_000_000)
+    mode = forms.ChoiceField(choices=[("replace", "Replace the content"),
+                                      ("append", "Append to the content")], initial="replace")
+    expected_revision = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class FreezeForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("freeze", "Freeze (owner)"),
+                                      ("legal_hold", "Legal hold (compliance)")])
+    reason = forms.CharField(max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class LiftForm(forms.Form):
+    kind = forms.ChoiceField(choices=[("freeze", "Freeze"), ("legal_hold", "Legal hold")])
+
+
+class RecallPreviewForm(forms.Form):
+    text = forms.CharField(required=False, max_length=10_000,
+                           widget=forms.Textarea(attrs={"rows": 3}),
+                           label="What the agent receives as input")
+    token_budget = forms.IntegerField(required=False, min_value=1, max_value=1_000_000,
+                                      label="Token budget (optional)")
+
+
+class SearchForm(forms.Form):
+    q = forms.CharField(max_length=1024, label="Search memory")

@@ -94,13 +94,13 @@ def memory_items_delete(*, actor: Actor, namespace: Namespace, ids: Sequence[str
             target_type="namespace", target_id=namespace.pk,
             data={"ids": list(ids)[:100] if ids is not None else None,
                   "id_count": len(ids) if ids is not None else None,
-                  "filters": _filters_for_audit(filters), "excluded": len(exclude_ids),
+                  "filters": filters_for_audit(filters), "excluded": len(exclude_ids),
                   "removed": result.removed, "held": result.held},
         )
     return result
 
 
-def _filters_for_audit(filters: c.ItemFilters | None) -> dict[str, object] | None:
+def filters_for_audit(filters: c.ItemFilters | None) -> dict[str, object] | None:
     if filters is None:
         return None
     data = {k: v for k, v in dataclasses.asdict(filters).items() if v is not None}

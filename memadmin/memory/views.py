@@ -1,23 +1,45 @@
-"""Memory pages: agent tokens (owners mint them for the namespaces they own)."""
+"""Memory pages: browse, inspect, edit, freeze, delete, export, search, recall preview, and
+agent tokens (owners mint them for the namespaces they own)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from typing import Any
 from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.db.models import Exists, OuterRef
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from memadmin.lib import access
-from memadmin.lib.audit import Actor
+from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.memory import forms, selectors
 from memadmin.memory.forms import AgentTokenForm
 from memadmin.memory.models import AgentToken
-from memadmin.memory.services import agent_token_mint, agent_token_revoke
+from memadmin.memory.services import (
+    FreezeSubject,
+    agent_token_mint,
+    agent_token_revoke,
+    filters_for_audit,
+    memory_freeze_lift,
+    memory_freeze_place,
+    memory_item_restore,
+    memory_item_update,
+    memory_items_delete,
+)
+from memadmin.providers import contract as c
+from memadmin.providers import wire
+from memadmin.providers.registry import namespace_scope, provider_for
+from memadmin.workspaces import selectors as ws_selectors
 from memadmin.workspaces.views import ws_context
 
 
@@ -84,3 +106,343 @@ def token_revoke(request: AuthenticatedHttpRequest, slug: str, token_id: UUID) -
     agent_token_revoke(actor=Actor.of(request.user), token=token)
     messages.success(request, f"Token {token.prefix}… revoked.")
     return redirect("memory:tokens", workspace.slug)
+
+
+# -- browse, inspect, edit, freeze, delete, export, search, recall preview ---------------------
+
+
+def _target(request: AuthenticatedHttpRequest, slug: str, resource: str, namespace: str,
+            capability: str = "view_content") -> tuple[Any, Any, Any]:
+    workspace = access.get_workspace(request.user, slug)
+    res = access.get_resource(request.user, workspace, resource)
+    ns = access.get_namespace(request.user, res, namespace, capability)
+    return workspace, res, ns
+
+
+def _provider_error_text(error: c.ProviderError) -> str:
+    if isinstance(error, c.Frozen) and error.details:
+        d = error.details
+        what = "on legal hold" if d.get("kind") == "legal_hold" else "frozen"
+        return f"It is {what} (by {d.get('by')}, {d.get('at', '')[:16]}): {d.get('reason')}"
+    if isinstance(error, c.Timeout):
+        return "The provider did not answer in time. Nothing was changed; try again."
+    if isinstance(error, c.Unsupported):
+        return "This provider does not support that operation."
+    return error.message
+
+
+def _no_store(response: HttpResponse) -> HttpResponse:
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_GET
+@login_required
+def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
+              namespace: str) -> HttpResponse:
+    workspace, res, ns = _target(request, slug, resource, namespace)
+    form = forms.ItemFilterForm(request.GET or None)
+    page, error = None, None
+    if form.is_bound and not form.is_valid():
+        error = "Some filters are not valid; see the form."
+        status = 400
+    else:
+        if not form.is_bound:
+            form = forms.ItemFilterForm({})
+            form.is_valid()
+        status = 200
+        try:
+            page = provider_for(res.provider).list_items(
+                form.filters(), cursor=form.cleaned_data.get("cursor") or None, limit=50,
+                scope=namespace_scope(ns), deadline=selectors.deadline_of(res.provider))
+        except c.ProviderError as exc:
+            error, status = _provider_error_text(exc), 400 if isinstance(
+                exc, c.InvalidRequest) else 503
+    template = "memory/items.html#rows" if request.htmx and page else "memory/items.html"
+    return _no_store(render(request, template, ws_context(
+        request, workspace, resource=res, namespace=ns, form=form, page=page, error=error,
+        row=ws_selectors.namespace_row(user=request.user, namespace=ns),
+        freezes=selectors.active_freezes(res, ns),
+        can_edit=access.can(request.user, "edit_memory", workspace, ns),
+        query=form.query_without_cursor()), status=status))
+
+
+def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any, ns: Any,
+                    detail: c.ItemDetail, **extra: Any) -> dict[str, Any]:
+    from memadmin.quarantine.models import QuarantineEntry
+
+    revisions = {r.revision: r for r in detail.revisions}
+    diff = None
+    a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    if a.isdigit() and b.isdigit() and int(a) in revisions and int(b) in revisions:
+        diff = selectors.revision_diff(revisions[int(a)].content, revisions[int(b)].content)
+    quarantine = (QuarantineEntry.objects.filter(provider=res.provider, item_ref=detail.item.id,
+                                                 state="pending").first()
+                  if detail.item.quarantine == "pending" else None)
+    return ws_context(
+        request, workspace, resource=res, namespace=ns, detail=detail, item=detail.item,
+        revisions=list(reversed(detail.revisions)), diff=diff, diff_a=a, diff_b=b,
+        quarantine=quarantine, freezes=selectors.active_freezes(res, ns, detail.item.id),
+        can_edit=access.can(request.user, "edit_memory", workspace, ns),
+        can_hold=access.can(request.user, "legal_hold", workspace), **extra)
+
+
+@require_GET
+@login_required
+def item_detail(request: AuthenticatedHttpRequest, slug: str, resource: str, namespace: str,
+                item_id: str) -> HttpResponse:
+    workspace, res, ns = _target(request, slug, resource, namespace)
+    try:
+        detail = provider_for(res.provider).get_item(
+            item_id, scope=namespace_scope(ns), deadline=selectors.deadline_of(res.provider))
+    except c.NotFound:
+        raise Http404("not found") from None
+    except c.ProviderError as exc:
+        messages.error(request, _provider_error_text(exc))
+        return redirect("memory:items", workspace.slug, res.slug, ns.slug)
+    return _no_store(render(request, "memory/item.html",
+                            _detail_context(request, workspace, res, ns, detail)))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, namespace: str,
+              item_id: str) -> HttpResponse:
+    """The inline editor. A save against a stale revision shows both versions side by side;
+    nothing typed is lost."""
+    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    provider, scope = provider_for(res.provider), namespace_scope(ns)
+    deadline = selectors.deadline_of(res.provider)
+    try:
+        detail = provider.get_item(item_id, scope=scope, deadline=deadline)
+    except c.NotFound:
+        raise Http404("not found") from None
+    if detail.item.quarantine == "pending":
+        raise PermissionDenied("quarantined items are reviewed in the quarantine queue")
+    form = forms.ItemEditForm(request.POST or None, initial={
+        "content": detail.item.content, "expected_revision": detail.item.revision})
+    conflict = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                memory_item_update(actor=Actor.of(request.user), namespace=ns, item_id=item_id,
+                                   content=form.cleaned_data["content"],
+                                   mode=form.cleaned_data["mode"],
+                                   expected_revision=form.cleaned_data["expected_revision"])
+            except c.Conflict:
+                # Show theirs beside yours and let the next save target the current revision.
+                detail = provider.get_item(item_id, scope=scope, deadline=deadline)
+                conflict = detail.item
+                data = request.POST.copy()
+                data["expected_revision"] = str(detail.item.revision)
+                form = forms.ItemEditForm(data)
+                form.is_valid()
+                status = 409
+            except c.ProviderError as exc:
+                form.add_error("content", _provider_error_text(exc))
+                status = 409 if isinstance(exc, c.Frozen) else 400
+            else:
+                messages.success(request, "Saved.")
+                url = reverse("memory:item", args=[workspace.slug, res.slug, ns.slug, item_id])
+                return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+        else:
+            status = 400
+    template = "memory/edit.html#editor" if request.htmx else "memory/edit.html"
+    return _no_store(render(request, template, ws_context(
+        request, workspace, resource=res, namespace=ns, item=detail.item, form=form,
+        conflict=conflict, limit=res.item_max_bytes), status=status))
+
+
+@require_POST
+@login_required
+def item_restore(request: AuthenticatedHttpRequest, slug: str, resource: str, namespace: str,
+                 item_id: str) -> HttpResponse:
+    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    revision, expected = request.POST.get("revision", ""), request.POST.get("expected", "")
+    if not (revision.isdigit() and expected.isdigit()):
+        return HttpResponse("revision and expected must be whole numbers", status=400)
+    try:
+        memory_item_restore(actor=Actor.of(request.user), namespace=ns, item_id=item_id,
+                            revision=int(revision), expected_revision=int(expected))
+    except c.NotFound:
+        raise Http404("not found") from None
+    except c.Conflict:
+        messages.error(request, "The item changed meanwhile; look at it again before restoring.")
+    except c.ProviderError as exc:
+        messages.error(request, _provider_error_text(exc))
+    else:
+        messages.success(request, f"Revision {revision} restored as a new revision.")
+    return redirect("memory:item", workspace.slug, res.slug, ns.slug, item_id)
+
+
+def _freeze_subject(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                    namespace: str | None, item_id: str | None
+                    ) -> tuple[Any, FreezeSubject, str]:
+    workspace = access.get_workspace(request.user, slug)
+    res = access.get_resource(request.user, workspace, resource)
+    ns = access.get_namespace(request.user, res, namespace) if namespace else None
+    subject = FreezeSubject(res, ns, item_id)
+    if ns is not None:
+        back = (reverse("memory:item", args=[slug, resource, namespace, item_id]) if item_id
+                else reverse("memory:items", args=[slug, resource, namespace]))
+    else:
+        back = reverse("workspaces:resource", args=[slug, resource])
+    return workspace, subject, back
+
+
+def _may_freeze(request: AuthenticatedHttpRequest, workspace: Any, subject: FreezeSubject,
+                kind: str) -> None:
+    if kind == "legal_hold":
+        allowed = access.can(request.user, "legal_hold", workspace)
+    elif subject.namespace is not None:
+        allowed = access.can(request.user, "edit_memory", workspace, subject.namespace)
+    else:
+        allowed = access.can(request.user, "edit_memory", workspace)
+    if not allowed:
+        raise PermissionDenied("your role does not allow that freeze")
+
+
+@require_POST
+@login_required
+def freeze(request: AuthenticatedHttpRequest, slug: str, resource: str,
+           namespace: str | None = None, item_id: str | None = None) -> HttpResponse:
+    workspace, subject, back = _freeze_subject(request, slug, resource, namespace, item_id)
+    form = forms.FreezeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A freeze needs a kind and a reason (at most 1,000 characters).")
+        return redirect(back)
+    _may_freeze(request, workspace, subject, form.cleaned_data["kind"])
+    try:
+        memory_freeze_place(actor=Actor.of(request.user), subject=subject,
+                            kind=form.cleaned_data["kind"], reason=form.cleaned_data["reason"])
+    except (ValidationError, c.ProviderError) as exc:
+        messages.error(request, _provider_error_text(exc) if isinstance(exc, c.ProviderError)
+                       else " ".join(exc.messages))
+    else:
+        messages.success(request, "Frozen: every write to it is refused until lifted.")
+    return redirect(back)
+
+
+@require_POST
+@login_required
+def lift(request: AuthenticatedHttpRequest, slug: str, resource: str,
+         namespace: str | None = None, item_id: str | None = None) -> HttpResponse:
+    workspace, subject, back = _freeze_subject(request, slug, resource, namespace, item_id)
+    form = forms.LiftForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse("unknown kind", status=400)
+    _may_freeze(request, workspace, subject, form.cleaned_data["kind"])
+    try:
+        lifted = memory_freeze_lift(actor=Actor.of(request.user), subject=subject,
+                                    kind=form.cleaned_data["kind"])
+    except c.ProviderError as exc:
+        messages.error(request, _provider_error_text(exc))
+    else:
+        messages.success(request, "Lifted." if lifted else "It was not frozen.")
+    return redirect(back)
+
+
+@require_POST
+@login_required
+def items_delete(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                 namespace: str) -> HttpResponse:
+    """Delete a selection: first a confirmation stating the exact count, then the deletion."""
+    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    # Checkboxes send one id each; the confirmation sends them comma-joined.
+    ids = [part for value in request.POST.getlist("ids") for part in value.split(",")]
+    ids = list(dict.fromkeys(i for i in ids if i and len(i) <= c.MAX_ID_BYTES))[:10_000]
+    if not ids:
+        messages.error(request, "Select the items to delete first.")
+        return redirect("memory:items", workspace.slug, res.slug, ns.slug)
+    if request.POST.get("confirm") != "yes":
+        return _no_store(render(request, "memory/delete_confirm.html", ws_context(
+            request, workspace, resource=res, namespace=ns, ids=ids, count=len(ids))))
+    try:
+        result = memory_items_delete(actor=Actor.of(request.user), namespace=ns, ids=ids)
+    except c.ProviderError as exc:
+        messages.error(request, _provider_error_text(exc))
+    else:
+        held = f"; {result.held} frozen item(s) were kept (held)" if result.held else ""
+        messages.success(request, f"Deleted {result.removed} item(s){held}.")
+    return redirect("memory:items", workspace.slug, res.slug, ns.slug)
+
+
+@require_GET
+@login_required
+def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                 namespace: str) -> HttpResponse:
+    """The namespace (or a filter result) as JSON Lines, streamed in constant memory."""
+    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    form = forms.ItemFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse("invalid filters", status=400, content_type="text/plain")
+    filters = form.filters()
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
+                           action="memory.export", target_type="namespace", target_id=ns.pk,
+                           data={"format": "jsonl", "filters": filters_for_audit(filters)})
+    provider = provider_for(res.provider)
+    deadline = selectors.deadline_of(res.provider)
+
+    def lines() -> Iterator[bytes]:
+        buffer = bytearray()
+        for item in provider.export(filters, scope=namespace_scope(ns), deadline=deadline):
+            if item.quarantine == "pending":
+                continue  # quarantined content leaves only through the review queue
+            buffer += json.dumps(wire.item_to_wire(item), ensure_ascii=False).encode() + b"\n"
+            if len(buffer) >= 64 * 1024:
+                yield bytes(buffer)
+                buffer.clear()
+        if buffer:
+            yield bytes(buffer)
+
+    response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")
+    filename = f"{workspace.slug}-{res.slug}-{ns.slug}.jsonl"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return _no_store(response)
+
+
+@require_GET
+@login_required
+def recall_preview(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                   namespace: str) -> HttpResponse:
+    """Exactly what an agent would receive for an input (quarantined items as labels only)."""
+    workspace, res, ns = _target(request, slug, resource, namespace)
+    form = forms.RecallPreviewForm(request.GET or None)
+    result, error, cap = None, None, res.max_bytes
+    if form.is_bound and form.is_valid():
+        budget = form.cleaned_data.get("token_budget")
+        if budget:
+            cap = min(cap, max(1, budget * 4))  # ~4 bytes per token
+        try:
+            result = provider_for(res.provider).recall(
+                form.cleaned_data.get("text") or None, max_bytes=cap,
+                scope=namespace_scope(ns), deadline=selectors.deadline_of(res.provider))
+        except c.ProviderError as exc:
+            error = _provider_error_text(exc)
+    return _no_store(render(request, "memory/recall.html", ws_context(
+        request, workspace, resource=res, namespace=ns, form=form, result=result, error=error,
+        cap=cap, text_bytes=len(result.text.encode()) if result else 0),
+        status=400 if form.errors else 200))
+
+
+@require_GET
+@login_required
+def search(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """Full-text search over every namespace whose content the user may read, grouped by
+    provider; a provider that failed is named, never shown as "no results"."""
+    workspace = access.get_workspace(request.user, slug)
+    form = forms.SearchForm(request.GET or None)
+    results = None
+    namespaces = list(access.content_namespaces(request.user, workspace)
+                      .select_related("resource__provider"))
+    if form.is_bound and form.is_valid() and namespaces:
+        results = selectors.search(namespaces=namespaces, query=form.cleaned_data["q"])
+    rows = []
+    for group in results or []:
+        rows.append((group, [(item, selectors.namespace_of(item, namespaces))
+                             for item in group.items]))
+    return _no_store(render(request, "memory/search.html", ws_context(
+        request, workspace, form=form, groups=rows, searched=results is not None,
+        tab="search"), status=400 if form.errors else 200))

@@ -1,0 +1,141 @@
+"""Reads for the memory pages, all through the provider contract (so local and remote providers
+look the same), plus freeze banners and the workspace-wide search fan-out."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import difflib
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from django.db import connection
+from django.db.models import Q
+
+from memadmin.memory.models import Freeze
+from memadmin.providers import contract as c
+from memadmin.providers.models import ProviderConfig
+from memadmin.providers.registry import provider_for
+from memadmin.workspaces.models import Namespace, Resource
+
+SEARCH_LIMIT = 20
+SEARCH_OVERHEAD = 0.5
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="search")
+        return _pool
+
+
+def deadline_of(config: ProviderConfig) -> float:
+    return config.request_deadline_ms / 1000
+
+
+def active_freezes(resource: Resource, namespace: Namespace | None = None,
+                   item_id: str | None = None) -> list[Freeze]:
+    """Every unlifted freeze or hold on the target or an ancestor (for banners)."""
+    where = Q(level="resource", resource=resource)
+    if namespace is not None:
+        where |= Q(level="namespace", namespace=namespace)
+    if item_id is not None:
+        where |= Q(level="item", provider_id=resource.provider_id, item_ref=item_id)
+    return list(Freeze.objects.filter(where, lifted_at__isnull=True)
+                .select_related("created_by").order_by("created_at"))
+
+
+@dataclasses.dataclass(frozen=True)
+class DiffLine:
+    kind: str  # "same", "added", "removed", "hunk"
+    text: str
+
+
+def revision_diff(old: str, new: str) -> list[DiffLine]:
+    """A line diff for display (escaped by the template like any content)."""
+    lines = []
+    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3):
+        if line.startswith(("---", "+++")):
+            continue
+        kind = {"@": "hunk", "+": "added", "-": "removed"}.get(line[:1], "same")
+        lines.append(DiffLine(kind, line[1:] if kind in ("added", "removed", "same") else line))
+    return lines
+
+
+@dataclasses.dataclass
+class ProviderResults:
+    config: ProviderConfig
+    items: list[c.Item]
+    error: str | None = None  # "timed out", "unavailable: ...", "does not support search"
+    more: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+def _search_one(config: ProviderConfig, scope: c.Scope, query: str) -> c.ItemPage:
+    try:
+        return provider_for(config).list_items(c.ItemFilters(q=query), limit=SEARCH_LIMIT,
+                                               scope=scope, deadline=deadline_of(config))
+    finally:
+        connection.close()
+
+
+def search(*, namespaces: list[Namespace], query: str) -> list[ProviderResults]:
+    """Full-text search fanned out over the providers of ``namespaces``, each bounded by its
+    own deadline; a provider that fails or times out is named as such, not shown as empty."""
+    by_provider: dict[Any, list[Namespace]] = {}
+    configs: dict[Any, ProviderConfig] = {}
+    for ns in namespaces:
+        by_provider.setdefault(ns.resource.provider_id, []).append(ns)
+        configs[ns.resource.provider_id] = ns.resource.provider
+    started = time.monotonic()
+    futures: dict[Future[c.ItemPage], ProviderConfig] = {}
+    results: list[ProviderResults] = []
+    for pk, members in by_provider.items():
+        config = configs[pk]
+        if not config.enabled:
+            results.append(ProviderResults(config, [], "disabled"))
+            continue
+        scope = c.Scope(tuple(ns.partition_key for ns in members))
+        futures[_executor().submit(_search_one, config, scope, query)] = config
+    if futures:
+        longest = max(deadline_of(config) for config in futures.values())
+        wait(futures, timeout=max(0.0, longest + SEARCH_OVERHEAD - (time.monotonic() - started)))
+    for future, config in futures.items():
+        if not future.done():
+            results.append(ProviderResults(config, [], "timed out"))
+            continue
+        try:
+            page = future.result()
+        except c.Timeout:
+            results.append(ProviderResults(config, [], "timed out"))
+        except c.Unsupported:
+            results.append(ProviderResults(config, [], "does not support search"))
+        except c.ProviderError as exc:
+            results.append(ProviderResults(config, [], f"{exc.code}: {exc.message}"))
+        else:
+            results.append(ProviderResults(config, page.items, None, page.next_cursor is not None))
+    return sorted(results, key=lambda r: r.config.name)
+
+
+def namespace_of(item: c.Item, namespaces: list[Namespace]) -> Namespace | None:
+    for ns in namespaces:
+        if ns.partition_key == item.partition:
+            return ns
+    return None
+
+
+def parse_since(value: str) -> dt.datetime | None:
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+    return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
