@@ -16,6 +16,9 @@ from memadmin.providers.registry import provider_for
 from memadmin.workspaces.models import Namespace
 
 MAX_DEADLINE = 30.0
+#: The largest ``limit`` a delete may carry (PostgreSQL's LIMIT is a bigint; beyond it the store
+#: would fail, and a client error must not look like an outage).
+MAX_DELETE_LIMIT = 2**31 - 1
 #: Admin reads that are not worth an audit event each (health polling, discovery).
 UNAUDITED = frozenset({"health", "capabilities"})
 
@@ -70,8 +73,13 @@ class Request:
             resource__provider__kind="local", resource__provider__enabled=True,
         ).select_related("resource__provider"))
         if len(found) != len(set(partitions)):
-            # Partitions of other workspaces look exactly like unknown ones.
-            raise c.Forbidden("the credential does not reach every partition asked for")
+            # Partitions of other workspaces look exactly like unknown ones. An admin scope
+            # answers what the store itself answers for an unknown partition (not_found), so a
+            # remote provider behaves like the built-in one; an agent token was already checked
+            # against its own partitions, and anything else it names is forbidden.
+            if self.caller.is_agent:
+                raise c.Forbidden("the credential does not reach every partition asked for")
+            raise c.NotFound("unknown partition for this credential")
         if len({ns.resource.provider_id for ns in found}) != 1:
             raise c.InvalidRequest("a scope must stay within one provider")
         return found
@@ -111,8 +119,7 @@ def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
 
 def _unscoped(request: Request) -> dict[str, Any]:
     if request.operation == "capabilities":
-        operations = sorted(c.OPERATIONS | {"tool"})
-        return {"operations": operations, "idempotentWrites": True, "version": wire.VERSION}
+        return wire.capabilities_to_wire(c.OPERATIONS | {"tool"}, idempotent_writes=True)
     # health: the built-in store of this workspace answers for itself.
     config = (request.caller.workspace.providers.filter(kind="local", enabled=True)
               .order_by("created_at").first())
@@ -143,8 +150,32 @@ def _recall(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
     text = wire.field(text_input, "text", str, required=False)
     max_bytes = wire.field(body, "maxBytes", int, required=False)
     limit = wire.field(body, "limit", int, required=False, default=c.RECALL_MAX_HITS)
-    return wire.recall_to_wire(provider.recall(text, limit=limit, max_bytes=max_bytes,
-                                               **_kw(request, scope)))
+    return _fit_recall(wire.recall_to_wire(provider.recall(text, limit=limit,
+                                                           max_bytes=max_bytes,
+                                                           **_kw(request, scope))))
+
+
+def _fit_recall(answer: dict[str, Any]) -> dict[str, Any]:
+    """Keep a recall answer within the body limit even for content JSON escapes six-fold
+    (control characters): drop the weakest hits first, then shorten the text (a recall that
+    answers 413 would block the agent for as long as that content stays)."""
+    budget = wire.MAX_BODY_BYTES - 1024
+    size = len(wire.dumps(answer))
+    while size > budget and answer["hits"]:
+        answer["hits"].pop()
+        size = len(wire.dumps(answer))
+    if size > budget:
+        # The longest prefix (cut on a character boundary) that fits: a binary search.
+        text, fits, too_long = answer["text"], 0, len(answer["text"].encode("utf-8"))
+        while too_long - fits > 1:
+            middle = (fits + too_long) // 2
+            answer["text"] = c.utf8_cut(text, middle)
+            if len(wire.dumps(answer)) <= budget:
+                fits = middle
+            else:
+                too_long = middle
+        answer["text"] = c.utf8_cut(text, fits)
+    return answer
 
 
 def _tool(request: Request, provider: c.Provider, scope: c.Scope,
@@ -164,7 +195,7 @@ def _retain(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
         wire.field(body, "content", str), wire.field(body, "mode", str),
         data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
         **_write_kw(request, scope))
-    return {"id": result.id, "bytes": result.bytes, "revision": result.revision}
+    return wire.write_result_to_wire(result)
 
 
 def _page(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
@@ -189,13 +220,8 @@ def _count(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> di
 
 def _get(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     detail = provider.get_item(str(_text_field(request.body, "id")), **_kw(request, scope))
-    answer = {"item": wire.item_to_wire(detail.item),
-              "revisions": [wire.revision_to_wire(r) for r in detail.revisions]}
-    # Keep the newest revisions that fit the body limit; say how many were left out.
-    while len(wire.dumps(answer)) > wire.MAX_BODY_BYTES - 1024 and len(answer["revisions"]) > 1:
-        answer["revisions"] = answer["revisions"][1:]
-    answer["omittedRevisions"] = len(detail.revisions) - len(answer["revisions"])
-    return answer
+    # The newest revisions that fit the body limit, and how many were left out.
+    return wire.detail_to_wire(detail)
 
 
 def _update(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
@@ -204,7 +230,7 @@ def _update(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
         str(_text_field(body, "id")), wire.field(body, "content", str),
         wire.field(body, "mode", str),
         expected_revision=wire.field(body, "expectedRevision", int), **_write_kw(request, scope))
-    return {"id": result.id, "bytes": result.bytes, "revision": result.revision}
+    return wire.write_result_to_wire(result)
 
 
 def _id_list(body: dict[str, Any], key: str) -> list[str] | None:
@@ -217,6 +243,13 @@ def _id_list(body: dict[str, Any], key: str) -> list[str] | None:
     return values
 
 
+def _delete_limit(body: dict[str, Any]) -> int | None:
+    limit = wire.field(body, "limit", int, required=False)
+    if limit is not None and not 1 <= limit <= MAX_DELETE_LIMIT:
+        raise c.InvalidRequest(f"limit must be 1-{MAX_DELETE_LIMIT:,}")
+    return limit
+
+
 def _delete(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     filters = body.get("filters")
@@ -224,8 +257,8 @@ def _delete(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
         ids=_id_list(body, "ids"),
         filters=wire.filters_from_wire(filters) if filters is not None else None,
         exclude_ids=_id_list(body, "excludeIds") or [],
-        limit=wire.field(body, "limit", int, required=False), **_write_kw(request, scope))
-    return {"removed": result.removed, "held": result.held}
+        limit=_delete_limit(body), **_write_kw(request, scope))
+    return wire.removal_to_wire(result)
 
 
 def _forget(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
@@ -235,7 +268,7 @@ def _forget(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
         data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
         override_hold=wire.field(body, "overrideHold", bool, required=False, default=False),
         **_write_kw(request, scope))
-    return {"removed": result.removed, "held": result.held}
+    return wire.removal_to_wire(result)
 
 
 def _freeze(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:

@@ -19,6 +19,9 @@ from memadmin.providers import wire
 
 logger = logging.getLogger(__name__)
 
+#: How deeply a request body may nest objects and arrays (decoding and checking stay bounded).
+MAX_DEPTH = 64
+
 
 def _json(status: int, payload: dict[str, object]) -> HttpResponse:
     body = wire.dumps(payload)
@@ -47,9 +50,30 @@ def _read_body(request: HttpRequest) -> object:
     if len(raw) > wire.MAX_BODY_BYTES:
         raise c.TooLarge("the request body is over 64 KiB")
     try:
-        return json.loads(raw.decode("utf-8"))
+        body = json.loads(raw.decode("utf-8"), parse_constant=_not_json)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise c.InvalidRequest("the body is not valid UTF-8 JSON") from None
+    if _too_deep(body):
+        raise c.InvalidRequest(f"the body nests deeper than {MAX_DEPTH} levels")
+    return body
+
+
+def _not_json(constant: str) -> object:
+    # NaN, Infinity and -Infinity are Python's extensions, not JSON.
+    raise json.JSONDecodeError(f"{constant} is not JSON", constant, 0)
+
+
+def _too_deep(value: object) -> bool:
+    """Whether objects and arrays nest deeper than MAX_DEPTH (checked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 @csrf_exempt

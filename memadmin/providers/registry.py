@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 KINDS: dict[str, str] = {
     "local": "memadmin.providers.local.LocalProvider",
+    "http": "memadmin.providers.http.HttpProvider",
 }
 
 

@@ -66,6 +66,13 @@ def check_strings(value: Any, path: str = "body") -> None:
 
 
 def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
+    if not isinstance(filters, c.ItemFilters):
+        raise c.InvalidRequest("filters must be ItemFilters")
+    since = filters.updated_since
+    if since is not None and (not isinstance(since, dt.datetime) or since.tzinfo is None
+                              or since.utcoffset() is None):
+        # A naive time would be read as this machine's local time: refuse it, as the store does.
+        raise c.InvalidRequest("updated_since must be a time with a time zone")
     out: dict[str, Any] = {}
     for name, key in (("q", "q"), ("tier", "tier"), ("key", "key"), ("subject", "subject"),
                       ("frozen", "frozen"), ("quarantine", "quarantine")):
@@ -112,6 +119,33 @@ def target_to_wire(target: c.FreezeTarget) -> dict[str, Any]:
 def health_to_wire(status: c.HealthStatus) -> dict[str, Any]:
     return {"ok": status.ok, "message": status.message, "checkedAt": iso(status.checked_at),
             "latencyMs": status.latency_ms}
+
+
+def write_result_to_wire(result: c.RetainResult) -> dict[str, Any]:
+    """The answer of ``retain`` and ``update``."""
+    return {"id": result.id, "bytes": result.bytes, "revision": result.revision}
+
+
+def removal_to_wire(result: c.DeleteResult | c.ForgetResult) -> dict[str, Any]:
+    """The answer of ``delete`` and ``forget``."""
+    return {"removed": result.removed, "held": result.held}
+
+
+def detail_to_wire(detail: c.ItemDetail) -> dict[str, Any]:
+    """The answer of ``get``: the newest revisions that fit the body limit, and how many older
+    ones were left out (``omittedRevisions``)."""
+    answer: dict[str, Any] = {"item": item_to_wire(detail.item),
+                              "revisions": [revision_to_wire(r) for r in detail.revisions]}
+    while len(dumps(answer)) > MAX_BODY_BYTES - 1024 and len(answer["revisions"]) > 1:
+        answer["revisions"] = answer["revisions"][1:]
+    answer["omittedRevisions"] = len(detail.revisions) - len(answer["revisions"])
+    return answer
+
+
+def capabilities_to_wire(operations: frozenset[str] | set[str], *,
+                         idempotent_writes: bool) -> dict[str, Any]:
+    return {"operations": sorted(operations), "idempotentWrites": idempotent_writes,
+            "version": VERSION}
 
 
 # -- JSON -> values (every field checked: the other side may be hostile) -----------------------
@@ -214,6 +248,75 @@ def recall_from_wire(data: Any) -> c.RecallResult:
         raise c.InvalidRequest("the cursor is longer than 1,024 bytes")
     return c.RecallResult(text=field(data, "text", str), sources=parsed_sources, hits=hits,
                           quarantined=quarantined, cursor=cursor)
+
+
+def _count_field(data: dict[str, Any], key: str) -> int:
+    value = field(data, key, int)
+    if value < 0:
+        raise c.InvalidRequest(f"{key} must not be negative")
+    return value
+
+
+def write_result_from_wire(data: Any) -> c.RetainResult:
+    """The answer of ``retain`` and ``update``."""
+    data = obj(data, "response")
+    item_id = field(data, "id", str)
+    if len(item_id.encode("utf-8")) > c.MAX_ID_BYTES:
+        raise c.InvalidRequest("the id is longer than 1,024 bytes")
+    return c.RetainResult(id=item_id, bytes=_count_field(data, "bytes"),
+                          revision=_count_field(data, "revision"))
+
+
+def delete_result_from_wire(data: Any) -> c.DeleteResult:
+    data = obj(data, "response")
+    return c.DeleteResult(removed=_count_field(data, "removed"), held=_count_field(data, "held"))
+
+
+def forget_result_from_wire(data: Any) -> c.ForgetResult:
+    data = obj(data, "response")
+    return c.ForgetResult(removed=_count_field(data, "removed"), held=_count_field(data, "held"))
+
+
+def count_from_wire(data: Any) -> int | None:
+    """The answer of ``count``: a number, or null when the provider cannot tell."""
+    data = obj(data, "response")
+    if "count" not in data:
+        raise c.InvalidRequest("count is required")
+    if data["count"] is None:
+        return None
+    return _count_field(data, "count")
+
+
+def detail_from_wire(data: Any) -> tuple[c.ItemDetail, int]:
+    """The answer of ``get``, and how many older revisions the server left out."""
+    data = obj(data, "response")
+    revisions = [revision_from_wire(r) for r in field(data, "revisions", list)]
+    omitted = field(data, "omittedRevisions", int, required=False, default=0)
+    if omitted < 0:
+        raise c.InvalidRequest("omittedRevisions must not be negative")
+    return c.ItemDetail(item=item_from_wire(data.get("item")), revisions=revisions), omitted
+
+
+def capabilities_from_wire(data: Any) -> frozenset[str]:
+    """The known operations a server supports, plus ``IDEMPOTENT_WRITES`` when it says so.
+
+    Operations this side does not know (``tool``, or newer ones) are left out."""
+    data = obj(data, "response")
+    version = data.get("version", VERSION)
+    if version != VERSION or isinstance(version, bool):
+        raise c.InvalidRequest(f"unsupported protocol version {version!r}")
+    operations = field(data, "operations", list)
+    if not all(isinstance(op, str) for op in operations):
+        raise c.InvalidRequest("operations must be a list of names")
+    idempotent = field(data, "idempotentWrites", bool, required=False, default=False)
+    known = frozenset(operations) & c.OPERATIONS
+    return known | {c.IDEMPOTENT_WRITES} if idempotent else known
+
+
+def health_from_wire(data: Any) -> tuple[bool, str]:
+    """``(ok, message)`` of a ``health`` answer (the caller measures time itself)."""
+    data = obj(data, "response")
+    return field(data, "ok", bool), field(data, "message", str, required=False, default="")
 
 
 def target_from_wire(data: Any) -> c.FreezeTarget:

@@ -133,7 +133,9 @@ class TestDetailAndEdit:
         assert MemoryItem.objects.get(pk=item_id).content == "merged"
 
     @pytest.mark.parametrize(("content", "message"), [
-        ("x" * 5000, "this resource allows 4096"), ("nul\x00byte", "Null characters are not allowed")])
+        ("x" * 5000, "this resource allows 4096"),
+        ("nul\x00byte", "Null characters are not allowed"),
+    ])
     def test_bad_content_is_refused_clearly(self, client_for, put, content, message) -> None:
         item_id = put("original")
         response = client_for("nora").post(reverse("memory:item_edit", args=[*NS, item_id]), {

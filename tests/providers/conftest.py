@@ -2,36 +2,73 @@
 tests/conftest.py: a 1,024-byte recall cap and a 4,096-byte item cap).
 
 ``provider`` is parametrised over provider kinds. The parity tests talk to it through the contract
-only (never the ORM), so the same cases hold for every kind; the HTTP issue adds ``http`` here.
+only (never the ORM), so the same cases hold for every kind. ``http`` is the remote client talking
+to this very project's wire endpoint, served by ``live_server`` over the same database: those
+cases run as transactional tests (the server's threads must see what the test wrote).
 """
 
 from __future__ import annotations
 
+import socket
 import uuid
 
 import pytest
+from django.core.servers.basehttp import ThreadedWSGIServer
+from django.test.testcases import LiveServerThread
 
 from memadmin.gdpr.models import Tombstone
+from memadmin.lib.audit import Actor
 from memadmin.lib.keys import subject_hash
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
+from memadmin.providers.services import provider_config_create
 from memadmin.workspaces.models import Namespace, Workspace
+from memadmin.workspaces.services import admin_credential_mint
 
-PROVIDER_KINDS = ["local"]
+PROVIDER_KINDS = ["local", "http"]
+#: Marks per kind: ``http`` needs committed data, so its cases are transactional.
+KIND_MARKS = {"http": [pytest.mark.django_db(transaction=True)]}
 ITEM_MAX_BYTES = 4096
 RECALL_MAX_BYTES = 1024
 
 
-@pytest.fixture(params=PROVIDER_KINDS)
+class _NoDelayWSGIServer(ThreadedWSGIServer):
+    """Django's test server with TCP_NODELAY: it writes headers and body separately, so on a
+    kept-alive connection every answer otherwise waits ~40 ms for the client's delayed ACK
+    (gunicorn sets TCP_NODELAY itself). Only makes the http cases faster."""
+
+    def get_request(self):  # type: ignore[no-untyped-def]
+        sock, address = super().get_request()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock, address
+
+
+@pytest.fixture(params=[pytest.param(kind, marks=KIND_MARKS.get(kind, []))
+                        for kind in PROVIDER_KINDS])
 def provider_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture
-def provider(provider_kind: str, local_config, namespace: Namespace,  # type: ignore[no-untyped-def]
+def provider(request: pytest.FixtureRequest, provider_kind: str, workspace: Workspace,
+             local_config, namespace: Namespace,  # type: ignore[no-untyped-def]
              other_namespace: Namespace) -> c.Provider:
     if provider_kind == "local":
         return provider_for(local_config)
+    if provider_kind == "http":
+        from memadmin.providers.http import clear_capabilities_cache
+
+        if LiveServerThread.server_class is ThreadedWSGIServer:
+            LiveServerThread.server_class = _NoDelayWSGIServer  # before the session's server
+        live_server = request.getfixturevalue("live_server")
+        actor = Actor.system("test")
+        _, secret = admin_credential_mint(actor=actor, workspace=workspace, name="parity")
+        config = provider_config_create(actor=actor, workspace=workspace, slug="remote",
+                                        name="Remote", kind="http",
+                                        url=live_server.url + "/oc-memory", credential=secret,
+                                        probed=True)
+        clear_capabilities_cache()
+        return provider_for(config)
     raise AssertionError(f"no parity fixture for kind {provider_kind}")
 
 
