@@ -103,9 +103,26 @@ def serve(body: Any, caller: Caller) -> dict[str, Any]:
             action=f"api.{request.operation}", target_type="scope",
             target_id=",".join(ns.slug for ns in namespaces)[:1000],
             data={"operation_id_chars": len(request.operation_id),
-                  "partitions": len(namespaces), **_audit_counts(answer)},
+                  "partitions": len(namespaces), **_audit_counts(answer),
+                  **_audit_request(request)},
         )
     return answer
+
+
+def _audit_request(request: Request) -> dict[str, Any]:
+    """What was asked, where the trail needs it (a legal hold lifted, a hold overridden); the
+    handler has already checked these values. Never content, never a subject id."""
+    body = request.body
+    if request.operation == "freeze":
+        target = body["target"]
+        return {"kind": body["kind"], "action": body.get("action") or "place",
+                "level": target["level"]}
+    if request.operation == "quarantine":
+        return {"state": body["state"]}
+    if request.operation == "forget":
+        return {"override_hold": body.get("overrideHold") is True,
+                "by_subject": body.get("dataSubjectId") is not None}
+    return {}
 
 
 def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
