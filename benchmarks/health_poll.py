@@ -1,0 +1,118 @@
+"""How long one health poll takes when some providers hang (PERF-NOTES "Health polling with
+deadlines").
+
+For 1, 10 and 50 remote providers — a fifth of them (rounded down) hanging, the others healthy,
+each behind its own fake HTTP server on loopback, health deadline 1,000 ms — run five polls and
+print the median poll time beside the sum of the deadlines (what checking one after another
+could cost) and the ratio. A poll should take about one deadline, whatever the count.
+
+Runs in a database of its own, created (and migrated) next to the configured one and dropped at
+the end:
+
+    DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
+        .venv/bin/python benchmarks/health_poll.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+import django  # noqa: E402
+
+django.setup()
+
+import psycopg  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connections  # noqa: E402
+from psycopg import sql  # noqa: E402
+
+from tests.providers.fake_provider import FakeProviders  # noqa: E402
+
+COUNTS = (1, 10, 50)
+POLLS = 5
+DEADLINE_MS = 1000
+
+
+def admin_connection(settings: dict[str, Any]) -> psycopg.Connection[Any]:
+    return psycopg.connect(dbname=settings["NAME"], user=settings["USER"] or None,
+                           password=settings["PASSWORD"] or None,
+                           host=settings["HOST"] or None, port=settings["PORT"] or None,
+                           autocommit=True)
+
+
+def run(count: int, servers: FakeProviders, workspace: Any) -> dict[str, Any]:
+    from memadmin.lib.audit import Actor
+    from memadmin.providers import health
+    from memadmin.providers.models import ProviderHealth
+    from memadmin.providers.services import provider_config_create
+
+    hanging = count // 5
+    configs = []
+    for i in range(count):
+        server = servers.start("hang" if i < hanging else "ok")
+        configs.append(provider_config_create(
+            actor=Actor.system("bench"), workspace=workspace, slug=f"n{count}-p{i}",
+            name=f"Provider {i}", kind="http", url=server.url, credential="x", probed=True,
+            health_deadline_ms=DEADLINE_MS))
+    times = []
+    for _ in range(POLLS):
+        # A hanging call keeps its lease until it returns; every poll must call every provider.
+        ProviderHealth.objects.filter(provider__in=configs).update(in_flight_until=None)
+        started = time.perf_counter()
+        results = health.poll(configs)
+        times.append(time.perf_counter() - started)
+        skipped = sum(result.status is None for result in results)
+        assert skipped == 0, f"{skipped} provider(s) skipped as still in flight"
+    deadlines = count * DEADLINE_MS / 1000
+    median = statistics.median(times)
+    return {"providers": count, "hanging": hanging, "median": median, "min": min(times),
+            "max": max(times), "deadlines": deadlines, "ratio": median / deadlines}
+
+
+def main() -> None:
+    default = connections["default"].settings_dict
+    original = dict(default)
+    bench_name = f"{original['NAME']}_bench_health"
+    with admin_connection(original) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(bench_name)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(bench_name)))
+    default["NAME"] = bench_name
+    try:
+        call_command("migrate", verbosity=0)
+        from memadmin.lib.audit import Actor
+        from memadmin.workspaces.services import workspace_create
+
+        workspace = workspace_create(actor=Actor.system("bench"), slug="bench-health",
+                                     name="Health poll benchmark")
+        rows = []
+        for count in COUNTS:
+            with FakeProviders() as servers:
+                rows.append(run(count, servers, workspace))
+        print(f"health poll, {POLLS} polls each, deadline {DEADLINE_MS} ms, "
+              f"a fifth of the providers hanging")
+        print(f"{'providers':>9} {'hanging':>7} {'median s':>9} {'min s':>7} {'max s':>7} "
+              f"{'sum of deadlines s':>18} {'ratio':>7}")
+        for row in rows:
+            print(f"{row['providers']:>9} {row['hanging']:>7} {row['median']:>9.3f} "
+                  f"{row['min']:>7.3f} {row['max']:>7.3f} {row['deadlines']:>18.1f} "
+                  f"{row['ratio']:>7.3f}")
+    finally:
+        connections.close_all()
+        default["NAME"] = original["NAME"]
+        with admin_connection(original) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(bench_name)))
+
+
+if __name__ == "__main__":
+    main()
