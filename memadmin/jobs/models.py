@@ -11,6 +11,9 @@ from memadmin.workspaces.models import Workspace
 
 JOB_STATES = ["queued", "running", "succeeded", "failed", "cancelled"]
 JOB_TITLES = {
+    "memory_bulk_delete": "Delete everything matching filters",
+    "memory_export": "Export memory",
+    "memory_import": "Import memory",
     "namespace_recount": "Recount a namespace",
     "health_alert": "Send a health alert",
 }

@@ -53,6 +53,12 @@ def expire_health_history() -> object:
     return expire_history()
 
 
+def expire_export_files() -> int:
+    from memadmin.memory.exports import expire_export_files as expire
+
+    return expire()
+
+
 def default_duties() -> list[Duty]:
     from django.conf import settings
 
@@ -62,6 +68,7 @@ def default_duties() -> list[Duty]:
         Duty("reap jobs", 15, runner.reap),
         Duty("worker heartbeat", 30, enqueue_worker_heartbeat),
         Duty("expire operation records", 3600, expire_operation_records),
+        Duty("expire export files", 3600, expire_export_files),
     ]
 
 

@@ -7,6 +7,7 @@ from uuid import UUID
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.jobs.models import Job
@@ -36,7 +37,7 @@ def job_detail(request: AuthenticatedHttpRequest, job_id: UUID) -> HttpResponse:
     template = "jobs/detail.html"
     if request.htmx:
         template += "#progress"
-    response = render(request, template, {"job": job})
+    response = render(request, template, {"job": job, "now": timezone.now()})
     response["Cache-Control"] = "no-store"
     return response
 

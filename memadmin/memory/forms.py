@@ -93,3 +93,37 @@ class RecallPreviewForm(forms.Form):
 
 class SearchForm(forms.Form):
     q = forms.CharField(max_length=1024, label="Search memory")
+
+
+class BulkDeleteForm(forms.Form):
+    """The confirmation of a filter-wide delete (the filters travel beside it)."""
+
+    exclude = forms.CharField(required=False, max_length=400_000, label="Keep these items",
+                              help_text="Item ids to keep, separated by commas or new lines.",
+                              widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}))
+    expected = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
+    typed = forms.CharField(required=False, max_length=20, label="Type DELETE to confirm")
+
+    def exclude_ids(self) -> list[str]:
+        raw = self.cleaned_data.get("exclude") or ""
+        parts = (p.strip() for p in raw.replace("\n", ",").split(","))
+        return list(dict.fromkeys(p for p in parts if p and len(p) <= c.MAX_ID_BYTES))
+
+
+class ExportForm(forms.Form):
+    format = forms.ChoiceField(choices=[("zip", "ZIP (one JSONL file per provider + manifest)"),
+                                        ("jsonl", "JSON Lines (one file)")], initial="zip",
+                               widget=forms.RadioSelect)
+
+
+class ImportForm(forms.Form):
+    namespace = forms.ModelChoiceField(queryset=Namespace.objects.none(),
+                                       label="Into namespace")
+    file = forms.FileField(label="Export file (.jsonl or .zip, at most 50 MB)")
+
+    def __init__(self, *args: Any, namespaces: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["namespace"].queryset = namespaces.select_related("resource").order_by(
+            "resource__slug", "slug")
+        self.fields["namespace"].label_from_instance = (
+            lambda ns: f"{ns.resource.slug} / {ns.slug}")

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.jobs.models import Job
 from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.keys import secret_digest
 from memadmin.memory.models import AgentToken, Freeze
@@ -244,3 +245,39 @@ def agent_token_revoke(*, actor: Actor, token: AgentToken) -> AgentToken:
                            target_type="agent_token", target_id=token.pk,
                            data={"prefix": token.prefix})
     return token
+
+
+# -- filter-wide delete (a job) -----------------------------------------------------------------
+
+BULK_DELETE_BATCH = 500
+MAX_EXCLUSIONS = 10_000
+
+
+def memory_bulk_delete_start(*, actor: Actor, namespace: Namespace, filters: c.ItemFilters,
+                             exclude_ids: Sequence[str], count: int | None) -> Job:
+    """Start a job deleting everything matching ``filters`` (minus ``exclude_ids``) batch by
+    batch. A subject filter is kept in the params only until the job finishes."""
+    from memadmin.jobs.services import job_create
+    from memadmin.providers import wire
+
+    exclude = list(dict.fromkeys(exclude_ids))[:MAX_EXCLUSIONS]
+    params = {"namespace": str(namespace.pk), "filters": wire.filters_to_wire(filters),
+              "exclude_ids": exclude, "actor": actor.label}
+    with transaction.atomic():
+        job = job_create(actor=actor, kind="memory_bulk_delete", params=params,
+                         workspace=namespace.resource.workspace, total=count)
+        audit_event_create(
+            workspace=namespace.resource.workspace, actor=actor,
+            action="memory.bulk_delete.start", target_type="namespace", target_id=namespace.pk,
+            data={"job": str(job.pk), "filters": filters_for_audit(filters),
+                  "excluded": len(exclude), "count": count},
+        )
+    return job
+
+
+def job_params_erase_subject(job: Job) -> None:
+    """Replace a clear data-subject filter in a job's params once the job no longer needs it."""
+    filters = job.params.get("filters")
+    if isinstance(filters, dict) and filters.get("subject") not in (None, "(erased)"):
+        job.params = {**job.params, "filters": {**filters, "subject": "(erased)"}}
+        type(job).objects.filter(pk=job.pk).update(params=job.params)

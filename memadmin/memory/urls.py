@@ -30,3 +30,13 @@ urlpatterns = [
     path(ITEM + "freeze/", views.freeze, name="item_freeze"),
     path(ITEM + "lift/", views.lift, name="item_lift"),
 ]
+
+urlpatterns += [
+    path(N + "delete-matching/", views.items_delete_matching, name="items_delete_matching"),
+    path(N + "export/", views.export_start, name="export_namespace"),
+    path(R + "export/", views.export_start, name="export_resource"),
+    path(W + "export/", views.export_start, name="export_workspace"),
+    path(W + "exports/<uuid:job_id>/download/", views.export_download, name="export_download"),
+    path(W + "import/", views.import_upload, name="import"),
+    path(W + "import/start/", views.import_start, name="import_start"),
+]

@@ -11,18 +11,22 @@ from uuid import UUID
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.storage import default_storage
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.db import transaction
 from django.db.models import Exists, OuterRef
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from memadmin.jobs.models import Job
 from memadmin.lib import access
 from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest
-from memadmin.memory import forms, selectors
+from memadmin.memory import exports, forms, imports, selectors
 from memadmin.memory.forms import AgentTokenForm
 from memadmin.memory.models import AgentToken
 from memadmin.memory.services import (
@@ -30,6 +34,7 @@ from memadmin.memory.services import (
     agent_token_mint,
     agent_token_revoke,
     filters_for_audit,
+    memory_bulk_delete_start,
     memory_freeze_lift,
     memory_freeze_place,
     memory_item_restore,
@@ -40,6 +45,7 @@ from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.registry import namespace_scope, provider_for
 from memadmin.workspaces import selectors as ws_selectors
+from memadmin.workspaces.models import Namespace
 from memadmin.workspaces.views import ws_context
 
 
@@ -446,3 +452,223 @@ def search(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     return _no_store(render(request, "memory/search.html", ws_context(
         request, workspace, form=form, groups=rows, searched=results is not None,
         tab="search"), status=400 if form.errors else 200))
+
+
+# -- filter-wide delete, export and import ("data owners") --------------------------------------
+
+
+def _filter_fields(form: forms.ItemFilterForm) -> list[tuple[str, str]]:
+    """The submitted filters as (name, value) pairs, to carry through a confirmation."""
+    return [(name, str(form.data.get(name))) for name in form.fields
+            if name != "cursor" and form.data.get(name)]
+
+
+@require_POST
+@login_required
+def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource: str,
+                          namespace: str) -> HttpResponse:
+    """Delete everything matching the filters: a confirmation stating the exact count (or, when
+    the provider cannot count, asking for the word DELETE), then a job."""
+    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    filter_form = forms.ItemFilterForm(request.POST)
+    if not filter_form.is_valid():
+        return _no_store(HttpResponse("invalid filters", status=400, content_type="text/plain"))
+    filters = filter_form.filters()
+    try:
+        count = provider_for(res.provider).count(filters, scope=namespace_scope(ns),
+                                                 deadline=selectors.deadline_of(res.provider))
+    except c.ProviderError as exc:
+        messages.error(request, _provider_error_text(exc))
+        return redirect("memory:items", workspace.slug, res.slug, ns.slug)
+    confirming = request.POST.get("confirm") == "yes"
+    form = forms.BulkDeleteForm(request.POST if confirming else None,
+                                initial={"expected": count})
+    notice, status = None, 200
+    if confirming:
+        if not form.is_valid():
+            status = 400
+        elif count is None and form.cleaned_data["typed"] != "DELETE":
+            notice, status = "The count is unknown: type DELETE to confirm.", 400
+        elif count is not None and form.cleaned_data["expected"] != count:
+            notice, status = (f"The number of matching items changed to {count}; "
+                              "check it and confirm again."), 409
+            form = forms.BulkDeleteForm(initial={"expected": count,
+                                                 "exclude": form.cleaned_data["exclude"]})
+        else:
+            job = memory_bulk_delete_start(actor=Actor.of(request.user), namespace=ns,
+                                           filters=filters, exclude_ids=form.exclude_ids(),
+                                           count=count)
+            return redirect("jobs:detail", job.pk)
+    return _no_store(render(request, "memory/delete_matching.html", ws_context(
+        request, workspace, resource=res, namespace=ns, form=form, count=count,
+        notice=notice, filter_fields=_filter_fields(filter_form),
+        described=filters_for_audit(filters) or {}), status=status))
+
+
+def _export_target(request: AuthenticatedHttpRequest, workspace: Any, resource: str | None,
+                   namespace: str | None) -> tuple[dict[str, str], list[Any], Any, Any]:
+    """(scope, namespaces, resource, namespace) the user may export; 404/403 otherwise."""
+    if resource is None:
+        if not exports.may_export_workspace(request.user, workspace):
+            raise PermissionDenied("only admins and workspace owners export a whole workspace")
+        namespaces = list(Namespace.objects.filter(resource__workspace=workspace))
+        return ({"kind": "workspace", "id": str(workspace.pk), "label": workspace.slug},
+                namespaces, None, None)
+    res = access.get_resource(request.user, workspace, resource)
+    if namespace is None:
+        namespaces = exports.resource_export_namespaces(request.user, res)
+        if not namespaces:
+            raise PermissionDenied("you may read none of this resource's namespaces")
+        return ({"kind": "resource", "id": str(res.pk), "label": res.slug}, namespaces, res,
+                None)
+    ns = access.get_namespace(request.user, res, namespace, "edit_memory")
+    return ({"kind": "namespace", "id": str(ns.pk), "label": f"{res.slug}/{ns.slug}"}, [ns],
+            res, ns)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def export_start(request: AuthenticatedHttpRequest, slug: str, resource: str | None = None,
+                 namespace: str | None = None) -> HttpResponse:
+    """Export a namespace (optionally filtered), a resource or the workspace as a job."""
+    workspace = access.get_workspace(request.user, slug)
+    scope, namespaces, res, ns = _export_target(request, workspace, resource, namespace)
+    data = request.POST if request.method == "POST" else request.GET
+    filter_form = forms.ItemFilterForm(data if ns is not None else {})
+    form = forms.ExportForm(request.POST or None)
+    status = 200
+    if not filter_form.is_valid():
+        status = 400
+    elif request.method == "POST":
+        if form.is_valid():
+            job = exports.memory_export_start(
+                actor=Actor.of(request.user), workspace=workspace, scope=scope,
+                namespaces=namespaces, filters=filter_form.filters(),
+                fmt=form.cleaned_data["format"])
+            return redirect("jobs:detail", job.pk)
+        status = 400
+    return _no_store(render(request, "memory/export.html", ws_context(
+        request, workspace, resource=res, namespace=ns, scope=scope, form=form,
+        namespaces=namespaces, filter_fields=_filter_fields(filter_form),
+        query=filter_form.query_without_cursor()), status=status))
+
+
+@require_GET
+@login_required
+def export_download(request: AuthenticatedHttpRequest, slug: str, job_id: UUID) -> HttpResponse:
+    """The export file, for the user who started it or an admin, until it expires."""
+    workspace = access.get_workspace(request.user, slug)
+    job = Job.objects.filter(pk=job_id, workspace=workspace, kind="memory_export").first()
+    if job is None or not exports.export_downloadable(job, request.user):
+        raise Http404("not found")
+    if not default_storage.exists(job.result_file):
+        raise Http404("not found")
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
+                           action="memory.export_download", target_type="job",
+                           target_id=job.pk, data={"file": job.result_file.rsplit("/", 1)[-1]})
+    extension = job.result_file.rsplit(".", 1)[-1]
+    response = FileResponse(default_storage.open(job.result_file, "rb"), as_attachment=True,
+                            filename=f"{workspace.slug}-export-{job.pk}.{extension}")
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class _UploadCap(FileUploadHandler):
+    """Counts upload bytes as they arrive and stops reading past the import limit."""
+
+    def __init__(self, request: Any = None) -> None:
+        super().__init__(request)
+        self.received = 0
+        self.exceeded = False
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
+        self.received += len(raw_data)
+        if self.received > imports.MAX_UPLOAD_BYTES:
+            self.exceeded = True
+            raise StopUpload(connection_reset=False)
+        return raw_data
+
+    def file_complete(self, file_size: int) -> None:
+        return None
+
+
+def _import_namespaces(user: Any, workspace: Any) -> Any:
+    if access.can(user, "edit_memory", workspace):
+        return Namespace.objects.filter(resource__workspace=workspace)
+    return access.owned_namespaces(user, workspace)
+
+
+IMPORT_EXTENSIONS = (".jsonl", ".ndjson", ".zip")
+
+
+@csrf_exempt  # checked by _import_upload, once the upload cap is in place
+@require_http_methods(["GET", "POST"])
+@login_required
+def import_upload(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """Upload an export file and see the dry run; nothing is written to memory here."""
+    workspace = access.get_workspace(request.user, slug)
+    namespaces = _import_namespaces(request.user, workspace)
+    if not namespaces.exists():
+        raise PermissionDenied("you own no namespace here")
+    cap = _UploadCap(request)
+    if request.method == "POST":
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if not length.isdigit() or int(length) > imports.MAX_UPLOAD_BYTES + 64 * 1024:
+            return _no_store(render(request, "memory/import.html", ws_context(
+                request, workspace, form=forms.ImportForm(namespaces=namespaces),
+                error="The file is larger than 50 MB.", tab="import"), status=413))
+        request.upload_handlers.insert(0, cap)
+    return _import_upload(request, workspace, namespaces, cap)
+
+
+@csrf_protect
+def _import_upload(request: AuthenticatedHttpRequest, workspace: Any, namespaces: Any,
+                   cap: _UploadCap) -> HttpResponse:
+    initial = {"namespace": request.GET.get("namespace")} if request.method == "GET" else None
+    form = forms.ImportForm(request.POST or None, request.FILES or None,
+                            namespaces=namespaces, initial=initial)
+    error, status = None, 200
+    if request.method == "POST":
+        if cap.exceeded:
+            error, status = "The file is larger than 50 MB.", 413
+        elif not form.is_valid():
+            status = 400
+        elif not form.cleaned_data["file"].name.lower().endswith(IMPORT_EXTENSIONS):
+            error, status = "Only export files (.jsonl or .zip) can be imported.", 400
+        else:
+            upload, ns = form.cleaned_data["file"], form.cleaned_data["namespace"]
+            try:
+                imports.check_file(upload)
+                plan = imports.import_plan(namespace=ns, stream=upload)
+            except imports.ImportFileError as exc:
+                error, status = f"This file cannot be imported: {exc}", 400
+            except c.ProviderError as exc:
+                error, status = _provider_error_text(exc), 503
+            else:
+                name = imports.upload_store(upload)
+                token = imports.upload_token(name=name, namespace=ns, user=request.user,
+                                             total=plan.total)
+                return _no_store(render(request, "memory/import_plan.html", ws_context(
+                    request, workspace, namespace=ns, resource=ns.resource, plan=plan,
+                    token=token, tab="import")))
+    return _no_store(render(request, "memory/import.html", ws_context(
+        request, workspace, form=form, error=error, tab="import"), status=status))
+
+
+@require_POST
+@login_required
+def import_start(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """Confirm a dry run: start the import job."""
+    workspace = access.get_workspace(request.user, slug)
+    namespaces = _import_namespaces(request.user, workspace)
+    if not namespaces.exists():
+        raise PermissionDenied("you own no namespace here")
+    found = imports.upload_from_token(request.POST.get("token", "")[:2000], user=request.user)
+    ns = namespaces.filter(pk=found.namespace).first() if found else None
+    if found is None or ns is None:
+        messages.error(request, "That upload has expired or is not yours; upload it again.")
+        return redirect("memory:import", workspace.slug)
+    job = imports.memory_import_start(actor=Actor.of(request.user), namespace=ns,
+                                      upload=found.name, total=found.total)
+    return redirect("jobs:detail", job.pk)
