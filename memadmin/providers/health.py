@@ -59,8 +59,9 @@ class PollResult:
     state: str | None = None
 
 
-def _check(config: ProviderConfig, deadline: float) -> HealthStatus:
-    """Runs on a pool thread: one health call, then the thread's DB connection is closed."""
+def _check(config: ProviderConfig, deadline: float, abandoned: threading.Event) -> HealthStatus:
+    """Runs on a pool thread: one health call, then the thread's DB connection is closed. A
+    call the poller gave up on releases its own lease when it finally returns."""
     try:
         return provider_for(config).health(deadline=deadline)
     except Exception as exc:  # the contract says health never raises; do not trust it
@@ -68,50 +69,70 @@ def _check(config: ProviderConfig, deadline: float) -> HealthStatus:
         return HealthStatus(ok=False, message=f"health check failed: {type(exc).__name__}",
                             checked_at=timezone.now(), latency_ms=deadline * 1000)
     finally:
+        if abandoned.is_set():
+            _release([config.pk])
         connection.close()
-        _release(config.pk)
 
 
-def _release(provider_id: Any) -> None:
+def _release(provider_ids: list[Any]) -> None:
     try:
-        ProviderHealth.objects.filter(provider_id=provider_id).update(in_flight_until=None)
+        ProviderHealth.objects.filter(provider_id__in=provider_ids).update(in_flight_until=None)
     except Exception:  # the lease then simply expires
-        logger.warning("could not release the health lease of %s", provider_id)
-    finally:
-        connection.close()
+        logger.warning("could not release the health leases of %s", provider_ids)
 
 
-def _acquire(config: ProviderConfig, deadline: float, now: dt.datetime) -> bool:
-    ProviderHealth.objects.get_or_create(provider=config)
-    until = now + dt.timedelta(seconds=deadline * 2) + LEASE_GRACE
-    return bool(ProviderHealth.objects.filter(
-        Q(in_flight_until__isnull=True) | Q(in_flight_until__lt=now), provider=config,
-    ).update(in_flight_until=until))
+def _acquire(configs: list[ProviderConfig], now: dt.datetime) -> set[Any]:
+    """Lease every provider not already in flight, in one statement; returns the leased ids."""
+    if not configs:
+        return set()
+    ProviderHealth.objects.bulk_create([ProviderHealth(provider=c) for c in configs],
+                                       ignore_conflicts=True)
+    longest = max(c.health_deadline_ms for c in configs) / 1000
+    until = now + dt.timedelta(seconds=longest * 2) + LEASE_GRACE
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE providers_providerhealth SET in_flight_until = %s"
+            " WHERE provider_id = ANY(%s)"
+            "   AND (in_flight_until IS NULL OR in_flight_until < %s) RETURNING provider_id",
+            [until, [c.pk for c in configs], now],
+        )
+        return {row[0] for row in cursor.fetchall()}
 
 
 def poll(configs: Iterable[ProviderConfig]) -> list[PollResult]:
     """Check the given providers concurrently; return within max(deadline) + overhead."""
     started = time.monotonic()
     now = timezone.now()
-    futures: dict[Future[HealthStatus], tuple[ProviderConfig, float]] = {}
-    results: list[PollResult] = []
+    configs = list(configs)
+    leased = _acquire(configs, now)
+    futures: dict[Future[HealthStatus], tuple[ProviderConfig, float, threading.Event]] = {}
+    results: list[PollResult] = [PollResult(c.pk, None) for c in configs if c.pk not in leased]
     for config in configs:
-        deadline = config.health_deadline_ms / 1000
-        if not _acquire(config, deadline, now):
-            results.append(PollResult(config.pk, None))
-            continue
-        futures[_executor().submit(_check, config, deadline)] = (config, deadline)
+        if config.pk in leased:
+            deadline = config.health_deadline_ms / 1000
+            abandoned = threading.Event()
+            future = _executor().submit(_check, config, deadline, abandoned)
+            futures[future] = (config, deadline, abandoned)
     if futures:
-        longest = max(deadline for _, deadline in futures.values())
+        longest = max(deadline for _, deadline, _ in futures.values())
         wait(futures, timeout=max(0.0, longest + POLL_OVERHEAD - (time.monotonic() - started)))
-    for future, (config, deadline) in futures.items():
+    finished: list[Any] = []
+    observed: list[tuple[ProviderConfig, HealthStatus]] = []
+    for future, (config, deadline, abandoned) in futures.items():
         if future.done():
             status = future.result()
+            finished.append(config.pk)
         else:
-            # Still running: recorded as a timeout now; its lease stays until it returns.
+            # Still running: recorded as a timeout now; it releases its lease when it returns.
+            abandoned.set()
             status = HealthStatus(ok=False, message="health check timeout",
                                   checked_at=timezone.now(), latency_ms=deadline * 1000)
-        results.append(PollResult(config.pk, status, record(config, status)))
+        observed.append((config, status))
+    with transaction.atomic():
+        for config, status in observed:
+            results.append(PollResult(config.pk, status, record(config, status)))
+        if finished:
+            _release(finished)
     return results
 
 
