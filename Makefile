@@ -1,0 +1,93 @@
+# memadmin: build, run and test. GNU make; every target works from a fresh clone.
+#
+#   make run      dashboard with demo data at http://127.0.0.1:8000 (embedded PostgreSQL)
+#   make test     ruff, then the whole pytest suite (browser tests drive /usr/bin/chromium)
+#
+# Variables: RUN_ADDR (default 127.0.0.1:8000), PYTEST_ARGS (extra pytest arguments),
+# PYTHON (the interpreter to build .venv with; found by .ci/find-python when unset).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+VENV := .venv
+PY := $(VENV)/bin/python
+# The stamp carries pyproject.toml's hash, so editing the dependencies reinstalls and nothing
+# else does (a checkout that only touches the file's mtime keeps the venv).
+PYPROJECT_HASH := $(shell sha256sum pyproject.toml | cut -c1-16)
+STAMP := $(VENV)/.installed-$(PYPROJECT_HASH)
+
+RUN_ADDR ?= 127.0.0.1:8000
+PYTEST_ARGS ?=
+
+# This machine's pip config lists local mirrors that may be missing; pip then warns on every
+# call. The warning says nothing about memadmin, so it is dropped (errors still show).
+PIP_NOISE := WARNING: Location .* is ignored
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Browsers come from the system (/usr/bin/chromium), never from Playwright's download.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+
+.PHONY: help venv chromium run test lint bench stop-db clean
+
+help:
+	@echo "make run       migrate, seed demo data, run web + worker + scheduler (Ctrl-C stops all)"
+	@echo "make test      ruff, then the whole test suite (PYTEST_ARGS=... to pass arguments)"
+	@echo "make lint      ruff check ."
+	@echo "make bench     run benchmarks/run_all.py"
+	@echo "make stop-db   stop the embedded PostgreSQL (var/pgdata)"
+	@echo "make clean     stop the embedded PostgreSQL, remove .venv and caches (keeps var/)"
+
+venv: $(STAMP)
+
+# No prerequisites on purpose: the hash in the name decides, not timestamps.
+$(STAMP):
+	@if ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+	    python="$$(.ci/find-python)"; \
+	    echo "Creating $(VENV) with $$python"; \
+	    rm -rf $(VENV); \
+	    "$$python" -m venv $(VENV); \
+	fi
+	@echo "Installing memadmin with its dev extras into $(VENV) (first run, or pyproject.toml changed)"
+	@$(PY) -m pip install --quiet --progress-bar off -e '.[dev]' 2>&1 \
+	    | { grep -v -E '$(PIP_NOISE)' || true; }
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+chromium:
+	@.ci/ensure-chromium
+
+run: venv
+	@export DEBUG="$${DEBUG-true}"; \
+	$(PY) manage.py migrate --noinput; \
+	$(PY) manage.py seed_demo; \
+	exec $(PY) -m memadmin.lib.supervisor --addr $(RUN_ADDR)
+
+test: venv chromium
+	$(VENV)/bin/ruff check .
+	@status=0; \
+	DEBUG=true $(PY) -m pytest -ra $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ]; then echo "pytest collected no tests: that counts as a failure here" >&2; fi; \
+	exit $$status
+
+lint: venv
+	$(VENV)/bin/ruff check .
+
+bench: venv
+	@if [ -f benchmarks/run_all.py ]; then \
+	    $(PY) benchmarks/run_all.py; \
+	else \
+	    echo "No benchmarks yet (benchmarks/run_all.py does not exist)."; \
+	fi
+
+stop-db:
+	@if [ -x $(PY) ]; then \
+	    $(PY) -W ignore -c 'import sys; from pathlib import Path; from memadmin.lib.embedded_db import stop_embedded; stop_embedded(Path(sys.argv[1]))' \
+	        "$${MEMADMIN_VAR_DIR:-var}/pgdata"; \
+	fi
+
+# The embedded server's binaries live in .venv, so it is stopped before .venv goes.
+# var/ (the embedded database, exports) is data, not build output: remove it by hand.
+clean: stop-db
+	rm -rf $(VENV) build *.egg-info test-results .ruff_cache .mypy_cache .pytest_cache
+	find . -path ./var -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
