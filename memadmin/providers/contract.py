@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -440,12 +441,19 @@ def utf8_cut(text: str, max_bytes: int) -> str:
     return encoded[:max_bytes].decode("utf-8", errors="ignore")
 
 
+_CONTROL_CHARACTERS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def check_text(value: str, *, field: str, max_bytes: int | None = None) -> str:
-    """Refuse text PostgreSQL cannot store or that cannot be UTF-8: NUL, lone surrogates."""
+    """Refuse text PostgreSQL cannot store or that cannot be UTF-8 (NUL, lone surrogates), and
+    control characters other than tab, newline and carriage return (each would take six bytes
+    as JSON, so an item at the size limit could no longer travel in one wire body)."""
     if not isinstance(value, str):
         raise InvalidRequest(f"{field} must be a string")
     if "\x00" in value:
         raise InvalidRequest(f"{field} contains a NUL character")
+    if _CONTROL_CHARACTERS.search(value):
+        raise InvalidRequest(f"{field} contains a control character")
     try:
         size = len(value.encode("utf-8"))
     except UnicodeEncodeError:

@@ -150,6 +150,15 @@ class TestRetain:
 
         assert provider.count(c.ItemFilters(), scope=scope, deadline=DEADLINE) == 0
 
+    def test_it_refuses_control_characters_but_keeps_tabs_and_newlines(self, provider, scope,
+                                                                     put, subtests):
+        # A control character is six bytes as JSON: refusing them keeps every item small
+        # enough to travel in one 64 KiB wire body.
+        for content in ["bell\x07", "escape \x1b[31m", "\x01" * 10, "del\x7f"]:
+            with subtests.test(content=content), pytest.raises(c.InvalidRequest):
+                put(content, "pins")
+        assert put("tab\tnew\nline\r\n", "pins").bytes == 14
+
     def test_it_accepts_content_of_exactly_the_item_limit(self, put):
         assert put("x" * ITEM_MAX_BYTES, "pins").bytes == ITEM_MAX_BYTES
 
