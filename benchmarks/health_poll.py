@@ -15,39 +15,19 @@ the end:
 
 from __future__ import annotations
 
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from support import bench_database, setup_django
 
-import django  # noqa: E402
-
-django.setup()
-
-import psycopg  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connections  # noqa: E402
-from psycopg import sql  # noqa: E402
+setup_django()
 
 from tests.providers.fake_provider import FakeProviders  # noqa: E402
 
 COUNTS = (1, 10, 50)
 POLLS = 5
 DEADLINE_MS = 1000
-
-
-def admin_connection(settings: dict[str, Any]) -> psycopg.Connection[Any]:
-    return psycopg.connect(dbname=settings["NAME"], user=settings["USER"] or None,
-                           password=settings["PASSWORD"] or None,
-                           host=settings["HOST"] or None, port=settings["PORT"] or None,
-                           autocommit=True)
 
 
 def run(count: int, servers: FakeProviders, workspace: Any) -> dict[str, Any]:
@@ -80,38 +60,24 @@ def run(count: int, servers: FakeProviders, workspace: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    default = connections["default"].settings_dict
-    original = dict(default)
-    bench_name = f"{original['NAME']}_bench_health"
-    with admin_connection(original) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(bench_name)))
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(bench_name)))
-    default["NAME"] = bench_name
-    try:
-        call_command("migrate", verbosity=0)
-        from memadmin.lib.audit import Actor
-        from memadmin.workspaces.services import workspace_create
+    from memadmin.lib.audit import Actor
+    from memadmin.workspaces.services import workspace_create
 
+    with bench_database("health"):
         workspace = workspace_create(actor=Actor.system("bench"), slug="bench-health",
                                      name="Health poll benchmark")
         rows = []
         for count in COUNTS:
             with FakeProviders() as servers:
                 rows.append(run(count, servers, workspace))
-        print(f"health poll, {POLLS} polls each, deadline {DEADLINE_MS} ms, "
-              f"a fifth of the providers hanging")
-        print(f"{'providers':>9} {'hanging':>7} {'median s':>9} {'min s':>7} {'max s':>7} "
-              f"{'sum of deadlines s':>18} {'ratio':>7}")
-        for row in rows:
-            print(f"{row['providers']:>9} {row['hanging']:>7} {row['median']:>9.3f} "
-                  f"{row['min']:>7.3f} {row['max']:>7.3f} {row['deadlines']:>18.1f} "
-                  f"{row['ratio']:>7.3f}")
-    finally:
-        connections.close_all()
-        default["NAME"] = original["NAME"]
-        with admin_connection(original) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(bench_name)))
+    print(f"health poll, {POLLS} polls each, deadline {DEADLINE_MS} ms, "
+          f"a fifth of the providers hanging")
+    print(f"{'providers':>9} {'hanging':>7} {'median s':>9} {'min s':>7} {'max s':>7} "
+          f"{'sum of deadlines s':>18} {'ratio':>7}")
+    for row in rows:
+        print(f"{row['providers']:>9} {row['hanging']:>7} {row['median']:>9.3f} "
+              f"{row['min']:>7.3f} {row['max']:>7.3f} {row['deadlines']:>18.1f} "
+              f"{row['ratio']:>7.3f}")
 
 
 if __name__ == "__main__":

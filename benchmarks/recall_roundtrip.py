@@ -1,0 +1,105 @@
+"""Recall round trip: through the HTTP client against memadmin's own endpoint, versus calling
+the built-in provider directly.
+
+Starts the site (``manage.py runserver``) on a free loopback port over a throwaway database with
+200 facts, then times 100 recalls each way and prints medians and the ratio:
+
+    DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
+        .venv/bin/python benchmarks/recall_roundtrip.py
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+from support import ROOT, bench_database, database_url, setup_django
+
+setup_django()
+
+CALLS = 100
+WORDS = ["hosting", "billing", "refund", "escalation", "thermostat", "warranty", "invoice"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def timed(call) -> list[float]:  # type: ignore[no-untyped-def]
+    times = []
+    for n in range(CALLS):
+        started = time.perf_counter()
+        call(WORDS[n % len(WORDS)])
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main() -> None:
+    from memadmin.lib.audit import Actor
+    from memadmin.providers import contract as c
+    from memadmin.providers.registry import provider_for
+    from memadmin.providers.services import provider_config_create
+    from memadmin.workspaces.services import (
+        admin_credential_mint,
+        namespace_create,
+        resource_create,
+        workspace_create,
+    )
+
+    with bench_database("recall") as db:
+        actor = Actor.system("bench")
+        workspace = workspace_create(actor=actor, slug="bench", name="Recall benchmark")
+        local = provider_config_create(actor=actor, workspace=workspace, slug="builtin",
+                                       name="Built-in", kind="local", probed=True)
+        resource = resource_create(actor=actor, workspace=workspace, provider=local, slug="kb")
+        namespace = namespace_create(actor=actor, resource=resource, slug="agent")
+        scope = c.Scope.of(namespace.partition_key)
+        builtin = provider_for(local)
+        for n in range(200):
+            builtin.retain("facts", f"f{n}", f"Fact {n} about {WORDS[n % len(WORDS)]} and "
+                           f"{WORDS[(n * 3) % len(WORDS)]} for customer {n}.", "replace",
+                           operation_id=f"seed-{n}", scope=scope, deadline=10)
+        _, secret = admin_credential_mint(actor=actor, workspace=workspace, name="bench")
+        port = free_port()
+        env = {**os.environ, "DATABASE_URL": database_url(db), "DEBUG": "true",
+               "ALLOWED_HOSTS": "127.0.0.1"}
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(200):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/",  # noqa: S310
+                                           timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            remote = provider_config_create(
+                actor=actor, workspace=workspace, slug="self", name="Self over HTTP",
+                kind="http", url=f"http://127.0.0.1:{port}/oc-memory", credential=secret)
+            client = provider_for(remote)
+            client.recall("warm up", scope=scope, deadline=10)
+            over_http = timed(lambda text: client.recall(text, scope=scope, deadline=10))
+            direct = timed(lambda text: builtin.recall(text, scope=scope, deadline=10))
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    http_median, direct_median = statistics.median(over_http), statistics.median(direct)
+    print(f"recall round trip, {CALLS} calls each, 200 facts in one namespace")
+    print(f"{'path':<34}{'median ms':>10}{'p90 ms':>9}")
+    for label, times in (("HTTP client -> endpoint -> store", over_http),
+                         ("built-in provider, direct", direct)):
+        p90 = statistics.quantiles(times, n=10)[-1]
+        print(f"{label:<34}{statistics.median(times):>10.1f}{p90:>9.1f}")
+    print(f"ratio (HTTP / direct): {http_median / direct_median:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""Shared by the benchmark scripts: Django set-up and a throwaway database of their own."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def setup_django() -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+
+
+def admin_connection(settings: dict[str, Any]) -> Any:
+    import psycopg
+
+    return psycopg.connect(dbname=settings["NAME"], user=settings["USER"] or None,
+                           password=settings["PASSWORD"] or None,
+                           host=settings["HOST"] or None, port=settings["PORT"] or None,
+                           autocommit=True)
+
+
+def database_url(settings: dict[str, Any]) -> str:
+    host = settings["HOST"] or ""
+    if host.startswith("/"):
+        return f"postgresql://{settings['USER']}@/{settings['NAME']}?host={host}"
+    port = f":{settings['PORT']}" if settings["PORT"] else ""
+    return f"postgresql://{settings['USER']}@{host}{port}/{settings['NAME']}"
+
+
+@contextlib.contextmanager
+def bench_database(suffix: str, *, keep: bool = False) -> Iterator[dict[str, Any]]:
+    """Point Django's default connection at a fresh, migrated database; drop it afterwards."""
+    from django.core.management import call_command
+    from django.db import connections
+    from psycopg import sql
+
+    default = connections["default"].settings_dict
+    original = dict(default)
+    name = f"{original['NAME']}_bench_{suffix}"
+    with admin_connection(original) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+            sql.Identifier(name)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    default["NAME"] = name
+    try:
+        call_command("migrate", verbosity=0)
+        yield default
+    finally:
+        connections.close_all()
+        default["NAME"] = original["NAME"]
+        if not keep:
+            with admin_connection(original) as admin:
+                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    sql.Identifier(name)))
