@@ -94,6 +94,12 @@ class TestMutatingViews:
 
 
 class TestSettings:
+    def test_the_page_has_a_plain_title_and_each_section_once(self, client_for) -> None:
+        page = client_for("ada").get(reverse("workspaces:settings", args=["acme"]))
+        html = page.content.decode()
+        assert "<title>Settings · Acme · memadmin</title>" in html
+        assert html.count('id="alerts-h"') == html.count('id="metrics-h"') == 1
+
     def test_an_admin_saves_settings_and_it_is_audited(self, client_for, workspace) -> None:
         response = client_for("ada").post(reverse("workspaces:settings", args=["acme"]), {
             "four_eyes_erasure": "", "subject_request_due_days": "21",
