@@ -8,7 +8,6 @@ built-in store the memory change itself is in that transaction too.
 from __future__ import annotations
 
 import dataclasses
-import secrets
 import uuid
 from collections.abc import Sequence
 
@@ -18,11 +17,11 @@ from django.utils import timezone
 
 from memadmin.jobs.models import Job
 from memadmin.lib.audit import Actor, audit_event_create
-from memadmin.lib.keys import secret_digest
 from memadmin.memory.models import AgentToken, Freeze
 from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for, resource_scope
 from memadmin.workspaces.models import Namespace, Resource, Workspace
+from memadmin.workspaces.services import hashed_secret_mint, hashed_secret_revoke
 
 AGENT_TOKEN_PREFIX = "mat_"  # noqa: S105 - a display prefix, not a secret
 
@@ -223,28 +222,18 @@ def agent_token_mint(*, actor: Actor, workspace: Workspace, namespaces: Sequence
         raise ValidationError("a token needs at least one namespace")
     if any(ns.resource.workspace_id != workspace.pk for ns in namespaces):
         raise ValidationError("every namespace must belong to the workspace")
-    secret = AGENT_TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = AgentToken(workspace=workspace, name=name, access=access, prefix=secret[:12],
-                       secret_hash=secret_digest(secret), created_by=actor.user)
-    token.full_clean()
-    token.save()
+    token = AgentToken(workspace=workspace, name=name, access=access)
+    secret = hashed_secret_mint(actor=actor, row=token, prefix=AGENT_TOKEN_PREFIX,
+                                action="agent_token.mint",
+                                data={"access": access,
+                                      "namespaces": [str(ns.pk) for ns in namespaces]})
     token.namespaces.set(namespaces)
-    audit_event_create(workspace=workspace, actor=actor, action="agent_token.mint",
-                       target_type="agent_token", target_id=token.pk,
-                       data={"prefix": token.prefix, "access": access,
-                             "namespaces": [str(ns.pk) for ns in namespaces]})
     return token, secret
 
 
-@transaction.atomic
 def agent_token_revoke(*, actor: Actor, token: AgentToken) -> AgentToken:
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
-        audit_event_create(workspace=token.workspace, actor=actor, action="agent_token.revoke",
-                           target_type="agent_token", target_id=token.pk,
-                           data={"prefix": token.prefix})
-    return token
+    return hashed_secret_revoke(actor=actor, row=token, action="agent_token.revoke")
+
 
 
 # -- filter-wide delete (a job) -----------------------------------------------------------------

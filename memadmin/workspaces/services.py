@@ -184,41 +184,6 @@ def member_set_roles(*, actor: Actor, workspace: Workspace, user: Any,
         role_revoke(actor=actor, workspace=workspace, user=user, role=role)
 
 
-ADMIN_CREDENTIAL_PREFIX = "mac_"  # noqa: S105 - a display prefix, not a secret
-
-
-@transaction.atomic
-def admin_credential_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
-    """Mint a credential for admin operations on this workspace's endpoint; shown once."""
-    import secrets
-
-    from memadmin.lib.keys import secret_digest
-    from memadmin.workspaces.models import AdminCredential
-
-    secret = ADMIN_CREDENTIAL_PREFIX + secrets.token_urlsafe(32)
-    credential = AdminCredential(workspace=workspace, name=name, prefix=secret[:12],
-                                 secret_hash=secret_digest(secret), created_by=actor.user)
-    credential.full_clean()
-    credential.save()
-    audit_event_create(workspace=workspace, actor=actor, action="admin_credential.mint",
-                       target_type="admin_credential", target_id=credential.pk,
-                       data={"prefix": credential.prefix, "name": name})
-    return credential, secret
-
-
-@transaction.atomic
-def admin_credential_revoke(*, actor: Actor, credential: Any) -> Any:
-    from django.utils import timezone
-
-    if credential.revoked_at is None:
-        credential.revoked_at = timezone.now()
-        credential.save(update_fields=["revoked_at"])
-        audit_event_create(workspace=credential.workspace, actor=actor,
-                           action="admin_credential.revoke", target_type="admin_credential",
-                           target_id=credential.pk, data={"prefix": credential.prefix})
-    return credential
-
-
 @transaction.atomic
 def alert_target_add(*, actor: Actor, workspace: Workspace, kind: str, target: str) -> Any:
     from memadmin.workspaces.models import AlertTarget
@@ -239,35 +204,68 @@ def alert_target_remove(*, actor: Actor, alert: Any) -> None:
                        target_type="alert_target", target_id=pk, data={"kind": kind})
 
 
-METRICS_TOKEN_PREFIX = "mmt_"  # noqa: S105 - a display prefix, not a secret
+# -- secrets shown once (admin credentials, metrics tokens; agent tokens live in memory) ----------
+
+ADMIN_CREDENTIAL_PREFIX = "mac_"  # noqa: S105 - display prefixes, not secrets
+METRICS_TOKEN_PREFIX = "mmt_"  # noqa: S105
+
+
+def hashed_secret_mint(*, actor: Actor, row: Any, prefix: str, action: str,
+                       data: dict[str, Any] | None = None) -> str:
+    """Give ``row`` (an unsaved HashedSecret) a new random secret, save it and audit it, in the
+    caller's transaction. Returns the secret: it is shown once; only its SHA-256 is kept."""
+    import secrets
+
+    from memadmin.lib.keys import secret_digest
+
+    secret = prefix + secrets.token_urlsafe(32)
+    row.prefix, row.secret_hash, row.created_by = secret[:12], secret_digest(secret), actor.user
+    row.full_clean()
+    row.save()
+    audit_event_create(workspace=row.workspace, actor=actor, action=action,
+                       target_type=row._meta.model_name, target_id=row.pk,
+                       data={"prefix": row.prefix, **(data or {})})
+    return secret
+
+
+def hashed_secret_revoke(*, actor: Actor, row: Any, action: str) -> Any:
+    """Revoke a token or credential (idempotent; audited once)."""
+    from django.utils import timezone
+
+    with transaction.atomic():
+        if row.revoked_at is None:
+            row.revoked_at = timezone.now()
+            row.save(update_fields=["revoked_at"])
+            audit_event_create(workspace=row.workspace, actor=actor, action=action,
+                               target_type=row._meta.model_name, target_id=row.pk,
+                               data={"prefix": row.prefix})
+    return row
+
+
+@transaction.atomic
+def admin_credential_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
+    """Mint a credential for admin operations on this workspace's endpoint; shown once."""
+    from memadmin.workspaces.models import AdminCredential
+
+    credential = AdminCredential(workspace=workspace, name=name)
+    secret = hashed_secret_mint(actor=actor, row=credential, prefix=ADMIN_CREDENTIAL_PREFIX,
+                                action="admin_credential.mint", data={"name": name})
+    return credential, secret
+
+
+def admin_credential_revoke(*, actor: Actor, credential: Any) -> Any:
+    return hashed_secret_revoke(actor=actor, row=credential, action="admin_credential.revoke")
 
 
 @transaction.atomic
 def metrics_token_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
-    import secrets
-
-    from memadmin.lib.keys import secret_digest
     from memadmin.workspaces.models import MetricsToken
 
-    secret = METRICS_TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = MetricsToken(workspace=workspace, name=name, prefix=secret[:12],
-                         secret_hash=secret_digest(secret), created_by=actor.user)
-    token.full_clean()
-    token.save()
-    audit_event_create(workspace=workspace, actor=actor, action="metrics_token.mint",
-                       target_type="metrics_token", target_id=token.pk,
-                       data={"prefix": token.prefix})
+    token = MetricsToken(workspace=workspace, name=name)
+    secret = hashed_secret_mint(actor=actor, row=token, prefix=METRICS_TOKEN_PREFIX,
+                                action="metrics_token.mint")
     return token, secret
 
 
-@transaction.atomic
 def metrics_token_revoke(*, actor: Actor, token: Any) -> Any:
-    from django.utils import timezone
-
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
-        audit_event_create(workspace=token.workspace, actor=actor, action="metrics_token.revoke",
-                           target_type="metrics_token", target_id=token.pk,
-                           data={"prefix": token.prefix})
-    return token
+    return hashed_secret_revoke(actor=actor, row=token, action="metrics_token.revoke")
