@@ -157,6 +157,22 @@ class TestDetailAndEdit:
         item = MemoryItem.objects.get(pk=item_id)
         assert (item.content, item.revision) == ("v1", 3)
 
+    def test_the_detail_runs_a_fixed_number_of_queries(self, client_for, put,
+                                                       django_assert_num_queries,
+                                                       django_assert_max_num_queries) -> None:
+        item_id = put("revision 1", tier="peers", key="bob")
+        url = reverse("memory:item", args=[*NS, item_id])
+        nora = client_for("nora")
+        assert nora.get(url).status_code == 200  # warm up (session, caches)
+        with django_assert_max_num_queries(30) as one:
+            assert len(nora.get(url).context["revisions"]) == 1
+        for n in range(2, 31):
+            put(f"revision {n}", tier="peers", key="bob")
+        with django_assert_num_queries(len(one.captured_queries)):
+            response = nora.get(url)
+        assert len(response.context["revisions"]) == 30
+        assert "revision 30" in response.content.decode()
+
 
 class TestFreezeAndDelete:
     def test_a_frozen_namespace_refuses_edits_and_shows_a_banner(self, client_for, put) -> None:
