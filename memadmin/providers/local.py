@@ -663,7 +663,10 @@ class LocalProvider(c.Provider):
         )
         if cursor:
             updated, pk = _decode_cursor(cursor)
-            qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, id__lt=pk))
+            # The redundant ``updated_at <= u`` is the index range: the OR alone is only a
+            # filter, and the scan would walk every newer row first (like an OFFSET).
+            qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, id__lt=pk),
+                           updated_at__lte=updated)
         rows = list(qs.annotate(item_frozen=self._item_freeze_exists())
                     .order_by("-updated_at", "-id")[: limit + 1])
         by_id = {ns.id: ns for ns in ns_list}
@@ -779,13 +782,18 @@ class LocalProvider(c.Provider):
             )
             params: list[Any] = [SEARCH_CONFIG, query, namespace_ids, RECALL_CANDIDATES, limit]
         else:
+            # Per namespace through LATERAL: each walks the keyset index newest first.
+            # (``namespace_id = ANY(array) ORDER BY updated_at`` sorted the whole namespace:
+            # ~0.5 s at 1M items.)
             sql = (
-                "SELECT id, tier, key, content, revision, updated_at, 1.0 AS score "
-                "FROM memory_memoryitem WHERE namespace_id = ANY(%s) "
-                "  AND quarantine_state <> 'pending' "
-                "ORDER BY updated_at DESC, id DESC LIMIT %s"
+                "SELECT m.id, m.tier, m.key, m.content, m.revision, m.updated_at, 1.0 AS score "
+                "FROM unnest(%s::uuid[]) AS n(id) CROSS JOIN LATERAL ("
+                "  SELECT id, tier, key, content, revision, updated_at FROM memory_memoryitem"
+                "  WHERE namespace_id = n.id AND quarantine_state <> 'pending'"
+                "  ORDER BY updated_at DESC, id DESC LIMIT %s) m "
+                "ORDER BY m.updated_at DESC, m.id DESC LIMIT %s"
             )
-            params = [namespace_ids, limit]
+            params = [namespace_ids, limit, limit]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             names = [col.name for col in cursor.description]
