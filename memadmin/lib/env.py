@@ -97,7 +97,7 @@ def database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": host,
         "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": envint("CONN_MAX_AGE", 60, minimum=0),
+        "CONN_MAX_AGE": envint("CONN_MAX_AGE", 0, minimum=0),
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": options,
         "TEST": {"NAME": f"test_{name}"},

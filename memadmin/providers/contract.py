@@ -8,6 +8,7 @@ A method raises only the error classes below; anything else is a bug in the back
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import datetime as dt
 import re
@@ -308,8 +309,9 @@ class FreezeTarget:
 # -- the interface ------------------------------------------------------------------------------
 
 
-class Provider:
-    """A memory backend. Subclasses implement every method or raise ``Unsupported``.
+class Provider(abc.ABC):
+    """A memory backend. Subclasses implement every method (an operation they lack raises
+    ``Unsupported``); a class missing one cannot be instantiated.
 
     Methods must be safe to call from several threads at once, each with its own deadline.
     """
@@ -319,16 +321,17 @@ class Provider:
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings
 
+    @abc.abstractmethod
     def health(self, *, deadline: float) -> HealthStatus:
         """Report whether the backend answers, within ``deadline`` seconds. Never raises:
         a hang, refusal or garbage becomes ``ok=False`` with a short triage message."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def capabilities(self, *, deadline: float) -> frozenset[str]:
         """The operations this backend supports (names from ``OPERATIONS``), plus
         ``IDEMPOTENT_WRITES`` when it deduplicates writes by operation id."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: Scope, deadline: float,
@@ -340,8 +343,8 @@ class Provider:
         Raises InvalidRequest (tier, key, mode or text rules), TooLarge (``item_max_bytes``),
         Frozen, ErasedSubject, IdempotencyMismatch.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def recall(
         self, text: str | None, *, limit: int = RECALL_MAX_HITS, max_bytes: int | None = None,
         scope: Scope, deadline: float,
@@ -351,32 +354,32 @@ class Provider:
         hits with snippets of <= 500 chars and scores in 0..1, sources, and quarantined items as
         labels only. Any query text is accepted: hostile search syntax never raises. Without
         text, the most recently updated memory is recalled. No side effects."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def list_items(
         self, filters: ItemFilters, *, cursor: str | None = None, limit: int = 50,
         scope: Scope, deadline: float,
     ) -> ItemPage:
         """A page of items, newest first, and the cursor of the next page (keyset, stable under
         concurrent writes). Raises InvalidRequest for a malformed cursor or filter."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def count(self, filters: ItemFilters, *, scope: Scope, deadline: float) -> int | None:
         """How many items match, or None when the backend cannot tell."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def get_item(self, item_id: str, *, scope: Scope, deadline: float) -> ItemDetail:
         """One item with its revisions, oldest first. Raises NotFound outside the scope."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: Scope, deadline: float,
     ) -> RetainResult:
         """Change an item when its revision is still ``expected_revision``.
         Raises Conflict when it moved on, Frozen, TooLarge, NotFound, InvalidRequest."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def delete_items(
         self, *, ids: Sequence[str] | None = None, filters: ItemFilters | None = None,
         exclude_ids: Sequence[str] = (), limit: int | None = None, operation_id: str,
@@ -385,8 +388,8 @@ class Provider:
         """Delete the given ids, or (at most ``limit`` of) everything matching ``filters``, minus
         ``exclude_ids``. Frozen items stay and are counted as ``held``. Exactly one of ids and
         filters; an empty filter must be asked for explicitly (``ItemFilters()``)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def forget(
         self, *, item_id: str | None = None, data_subject_id: str | None = None,
         override_hold: bool = False, operation_id: str, actor: str = "system", scope: Scope,
@@ -395,32 +398,31 @@ class Provider:
         """Erase one item, or every item tagged with a data subject, revisions included.
         Exactly one selector (else InvalidRequest). Frozen items are skipped and counted as
         ``held`` unless ``override_hold``. Forgetting what is already gone removes 0."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def freeze(
         self, target: FreezeTarget, *, kind: str, reason: str, actor: str = "system",
         scope: Scope, deadline: float,
     ) -> None:
         """Refuse every write to ``target`` until lifted. Idempotent per (target, kind)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def lift_freeze(
         self, target: FreezeTarget, *, kind: str, actor: str = "system", scope: Scope,
         deadline: float,
     ) -> None:
         """Lift a freeze of ``kind`` on ``target``; lifting what is not frozen is a no-op."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def set_quarantine(self, item_id: str, state: str, *, scope: Scope, deadline: float) -> None:
         """Set an item's quarantine state (``clear``, ``pending``, ``released``)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def export(
         self, filters: ItemFilters, *, scope: Scope, deadline: float,
     ) -> Iterator[Item]:
         """Every matching item, in constant memory (paged underneath). ``deadline`` bounds each
         page, not the whole iteration."""
-        raise NotImplementedError
 
 
 # -- helpers shared by every implementation -----------------------------------------------------
