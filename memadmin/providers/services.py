@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import Freeze
 from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig, ProviderHealth
 from memadmin.workspaces.models import Workspace
@@ -35,13 +36,7 @@ def provider_config_create(*, actor: Actor, workspace: Workspace, slug: str, nam
 @transaction.atomic
 def provider_config_update(*, actor: Actor, config: ProviderConfig,
                            **changes: Any) -> ProviderConfig:
-    unknown = set(changes) - set(PROVIDER_EDITABLE)
-    if unknown:
-        raise ValidationError(f"not editable: {', '.join(sorted(unknown))}")
-    for field, value in changes.items():
-        setattr(config, field, value)
-    config.full_clean()
-    config.save(update_fields=list(changes))
+    apply_changes(config, changes, PROVIDER_EDITABLE)
     # The credential's value never enters the audit trail; only that it changed.
     audit_event_create(workspace=config.workspace, actor=actor, action="provider.update",
                        target_type="provider", target_id=config.pk,

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers.models import ProviderConfig
 from memadmin.workspaces.models import Namespace, Resource, Workspace, derive_partition_key
@@ -31,14 +32,7 @@ def workspace_create(*, actor: Actor, slug: str, name: str, **options: Any) -> W
 
 @transaction.atomic
 def workspace_update_settings(*, actor: Actor, workspace: Workspace, **changes: Any) -> Workspace:
-    unknown = set(changes) - set(WORKSPACE_SETTINGS)
-    if unknown:
-        raise ValidationError(f"not workspace settings: {', '.join(sorted(unknown))}")
-    before = {field: getattr(workspace, field) for field in changes}
-    for field, value in changes.items():
-        setattr(workspace, field, value)
-    workspace.full_clean()
-    workspace.save(update_fields=list(changes))
+    before = apply_changes(workspace, changes, WORKSPACE_SETTINGS, label="not workspace settings")
     audit_event_create(workspace=workspace, actor=actor, action="workspace.settings",
                        target_type="workspace", target_id=workspace.pk,
                        data={"before": before, "after": changes})
@@ -61,13 +55,7 @@ def resource_create(*, actor: Actor, workspace: Workspace, provider: ProviderCon
 
 @transaction.atomic
 def resource_update(*, actor: Actor, resource: Resource, **changes: Any) -> Resource:
-    unknown = set(changes) - set(RESOURCE_EDITABLE)
-    if unknown:
-        raise ValidationError(f"not editable: {', '.join(sorted(unknown))}")
-    for field, value in changes.items():
-        setattr(resource, field, value)
-    resource.full_clean()
-    resource.save(update_fields=list(changes))
+    apply_changes(resource, changes, RESOURCE_EDITABLE)
     audit_event_create(workspace=resource.workspace, actor=actor, action="resource.update",
                        target_type="resource", target_id=resource.pk,
                        data={"fields": sorted(changes)})
@@ -107,13 +95,7 @@ def namespace_create(*, actor: Actor, resource: Resource, slug: str,
 
 @transaction.atomic
 def namespace_update(*, actor: Actor, namespace: Namespace, **changes: Any) -> Namespace:
-    unknown = set(changes) - set(NAMESPACE_EDITABLE)
-    if unknown:
-        raise ValidationError(f"not editable: {', '.join(sorted(unknown))}")
-    for field, value in changes.items():
-        setattr(namespace, field, value)
-    namespace.full_clean()
-    namespace.save(update_fields=list(changes))
+    apply_changes(namespace, changes, NAMESPACE_EDITABLE)
     audit_event_create(workspace=namespace.resource.workspace, actor=actor,
                        action="namespace.update", target_type="namespace",
                        target_id=namespace.pk, data={"fields": sorted(changes)})

@@ -28,6 +28,14 @@ def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) 
             "health_summary": health_summary(workspace), **extra}
 
 
+def _in_workspace(model: Any, workspace: Any, pk: Any) -> Any:
+    """A row of ``model`` that belongs to ``workspace``, or 404."""
+    row = model.objects.filter(workspace=workspace, pk=pk).first()
+    if row is None:
+        raise Http404("not found")
+    return row
+
+
 def _apply(form: Any, call: Any) -> Any:
     """Run a service; its ValidationErrors become form errors. Returns None when it failed."""
     try:
@@ -119,9 +127,7 @@ def credential_revoke(request: AuthenticatedHttpRequest, slug: str,
     from memadmin.workspaces.models import AdminCredential
 
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
-    credential = AdminCredential.objects.filter(workspace=workspace, pk=credential_id).first()
-    if credential is None:
-        raise Http404("not found")
+    credential = _in_workspace(AdminCredential, workspace, credential_id)
     services.admin_credential_revoke(actor=Actor.of(request.user), credential=credential)
     messages.success(request, f"Credential {credential.prefix}… revoked.")
     return redirect("workspaces:settings", workspace.slug)
@@ -146,9 +152,7 @@ def alert_remove(request: AuthenticatedHttpRequest, slug: str, alert_id: UUID) -
     from memadmin.workspaces.models import AlertTarget
 
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
-    alert = AlertTarget.objects.filter(workspace=workspace, pk=alert_id).first()
-    if alert is None:
-        raise Http404("not found")
+    alert = _in_workspace(AlertTarget, workspace, alert_id)
     services.alert_target_remove(actor=Actor.of(request.user), alert=alert)
     messages.success(request, "Alert target removed.")
     return redirect("workspaces:settings", workspace.slug)
@@ -171,9 +175,7 @@ def metrics_token_revoke(request: AuthenticatedHttpRequest, slug: str,
     from memadmin.workspaces.models import MetricsToken
 
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
-    token = MetricsToken.objects.filter(workspace=workspace, pk=token_id).first()
-    if token is None:
-        raise Http404("not found")
+    token = _in_workspace(MetricsToken, workspace, token_id)
     services.metrics_token_revoke(actor=Actor.of(request.user), token=token)
     messages.success(request, "Metrics token revoked.")
     return redirect("workspaces:settings", workspace.slug)

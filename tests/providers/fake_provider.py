@@ -212,10 +212,9 @@ class FakeProvider:
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-            pass
-        except asyncio.CancelledError:
-            pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                asyncio.CancelledError):
+            return  # the client went away, or the server is stopping: nothing to answer
         finally:
             self._connections.discard(task)
             if not writer.transport.is_closing():
