@@ -28,12 +28,13 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Browsers come from the system (/usr/bin/chromium), never from Playwright's download.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: help venv chromium run test lint bench stop-db clean
+.PHONY: help venv chromium run test lint bench stop-db clean hostile-full
 
 help:
 	@echo "make run       migrate, seed demo data, run web + worker + scheduler (Ctrl-C stops all)"
 	@echo "make test      ruff, then the whole test suite (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint      ruff check ."
+	@echo "make hostile-full  the hostile-input suite over its whole cross product (minutes)"
 	@echo "make bench     run benchmarks/run_all.py"
 	@echo "make stop-db   stop the embedded PostgreSQL (var/pgdata)"
 	@echo "make clean     stop the embedded PostgreSQL, remove .venv and caches (keeps var/)"
@@ -72,6 +73,11 @@ test: venv chromium
 
 lint: venv
 	$(VENV)/bin/ruff check .
+
+# `make test` sends each form field one hostile value per category; this sends them all.
+hostile-full: venv
+	MEMADMIN_HOSTILE_FULL=1 DEBUG=true $(PY) -m pytest -ra $(PYTEST_ARGS) \
+	    tests/security/test_hostile_input.py
 
 bench: venv
 	@if [ -f benchmarks/run_all.py ]; then \

@@ -19,7 +19,7 @@ import statistics
 import time
 from typing import Any
 
-from support import bench_database, setup_django
+from support import bench_database, record, setup_django
 
 setup_django()
 
@@ -78,6 +78,8 @@ def main() -> None:
         print(f"{row['providers']:>9} {row['hanging']:>7} {row['median']:>9.3f} "
               f"{row['min']:>7.3f} {row['max']:>7.3f} {row['deadlines']:>18.1f} "
               f"{row['ratio']:>7.3f}")
+        record("health_poll", f"poll of {row['providers']} providers, {row['hanging']} hanging",
+               round(row["median"], 3), f"s (median; deadlines sum {row['deadlines']:.0f} s)")
 
 
 if __name__ == "__main__":

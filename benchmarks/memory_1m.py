@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from support import admin_connection, bench_database, setup_django
+from support import admin_connection, bench_database, record, setup_django
 
 setup_django()
 
@@ -247,6 +247,9 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
     print(f"{'operation':<{width}} {'median':>9} {'min':>9} {'max':>9}  note")
     for label, t, note in rows:
         print(f"{label:<{width}} {t['median']:>9.2f} {t['min']:>9.2f} {t['max']:>9.2f}  {note}")
+        record("memory_1m", label, round(t["median"], 2), "ms (median)")
+    record("memory_1m", "items", items, "items")
+    record("memory_1m", "database size", round(db_size / mb), "MB")
     first_ms = rows[0][1]["median"]
     deep_ms = rows[1][1]["median"]
     print(f"deep page / first page: {deep_ms / first_ms:.2f}x; "
@@ -265,6 +268,9 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
     print(f"  raw psycopg, server-side cursor (SELECT id, content): {r_rows:,} rows in "
           f"{r_s:.2f} s = {r_rate:,.0f} rows/s")
     print(f"  provider / raw: {e_rate / r_rate:.2f}")
+    record("memory_1m", "export throughput", round(e_rate), "items/s")
+    record("memory_1m", "raw psycopg read of the same rows", round(r_rate), "rows/s")
+    record("memory_1m", "export / raw read", round(e_rate / r_rate, 2), "ratio")
     for term, plan in plans:
         print(f"\nplan of the search page for {term!r}:\n{plan}")
 

@@ -63,3 +63,16 @@ def bench_database(suffix: str, *, keep: bool = False) -> Iterator[dict[str, Any
             with admin_connection(original) as admin:
                 admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
                     sql.Identifier(name)))
+
+
+def record(benchmark: str, name: str, value: float, unit: str) -> None:
+    """Append one figure for ``run_all.py``'s summary table (when ``BENCH_SUMMARY`` names a
+    file; a script run on its own just prints)."""
+    import json
+
+    path = os.environ.get("BENCH_SUMMARY")
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps({"benchmark": benchmark, "name": name, "value": value,
+                              "unit": unit}) + "\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from pathlib import Path
 
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
     "memadmin.quarantine",
     "memadmin.gdpr",
     "memadmin.jobs",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -77,6 +79,10 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memadmin.lib.middleware.SessionTimeoutMiddleware",
+    "memadmin.lib.middleware.NoStoreMiddleware",
+    # Last, as django-axes asks: it turns a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -108,6 +114,8 @@ DATABASES = {"default": database_from_url(_database_url)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out (username, IP) before the password is even checked.
+    "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
@@ -153,6 +161,8 @@ MEMADMIN_HEALTH_DOWN_AFTER = envint("MEMADMIN_HEALTH_DOWN_AFTER", 2, minimum=1)
 MEMADMIN_HEALTH_MANUAL_SECONDS = envint("MEMADMIN_HEALTH_MANUAL_SECONDS", 10, minimum=1)
 MEMADMIN_HEALTH_THREADS = envint("MEMADMIN_HEALTH_THREADS", 32, minimum=1)
 MEMADMIN_PANEL_REFRESH_SECONDS = envint("MEMADMIN_PANEL_REFRESH_SECONDS", 10, minimum=1)
+# First wait before a failed provider step of a subject request is tried again (then doubling).
+MEMADMIN_GDPR_RETRY_SECONDS = envint("MEMADMIN_GDPR_RETRY_SECONDS", 2, minimum=0)
 
 TASKS = {
     "default": {
@@ -179,7 +189,15 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_AGE = envint("MEMADMIN_SESSION_SECONDS", 8 * 3600, minimum=60)
+# Sessions end after MEMADMIN_SESSION_IDLE_MINUTES without a request, and in any case
+# MEMADMIN_SESSION_MAX_HOURS after login (memadmin.lib.middleware.SessionTimeoutMiddleware).
+if envstr("MEMADMIN_SESSION_SECONDS"):
+    raise ImproperlyConfiguredEnv(
+        "MEMADMIN_SESSION_SECONDS was replaced by MEMADMIN_SESSION_MAX_HOURS (absolute) and "
+        "MEMADMIN_SESSION_IDLE_MINUTES (idle)")
+MEMADMIN_SESSION_IDLE_SECONDS = 60 * envint("MEMADMIN_SESSION_IDLE_MINUTES", 30, minimum=1)
+MEMADMIN_SESSION_MAX_SECONDS = 3600 * envint("MEMADMIN_SESSION_MAX_HOURS", 12, minimum=1)
+SESSION_COOKIE_AGE = MEMADMIN_SESSION_MAX_SECONDS
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
 if not DEBUG:
@@ -191,6 +209,23 @@ if not DEBUG:
     CSRF_COOKIE_SECURE = True
     if envbool("MEMADMIN_BEHIND_PROXY", False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Login throttling (django-axes): after MEMADMIN_LOGIN_FAILURE_LIMIT failed logins for one
+# username from one client IP, that pair is refused (even with the right password) until
+# MEMADMIN_LOGIN_COOLOFF_MINUTES pass without another try. Keyed on the pair, so an attacker
+# elsewhere cannot lock a user out; the same answer for unknown usernames (no enumeration).
+AXES_FAILURE_LIMIT = envint("MEMADMIN_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MEMADMIN_LOGIN_COOLOFF_MINUTES", 5, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful logins are not logged
+AXES_LOCKOUT_CALLABLE = "memadmin.lib.middleware.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "memadmin.lib.middleware.client_ip"
+AXES_USERNAME_CALLABLE = "memadmin.lib.middleware.login_username"
+AXES_ENABLE_ADMIN = False
+# Reverse proxies in front of memadmin that append the client address to X-Forwarded-For
+# (0: use the connection's address). Set it to the exact number, or clients can forge their IP.
+MEMADMIN_PROXY_COUNT = envint("MEMADMIN_PROXY_COUNT", 0, minimum=0)
 
 LOGGING = {
     "version": 1,

@@ -14,5 +14,8 @@ urlpatterns = [
     path("", include("memadmin.jobs.urls")),
     path("", include("memadmin.providers.urls")),
     path("", include("memadmin.memory.urls")),
+    path("", include("memadmin.quarantine.urls")),
+    path("", include("memadmin.gdpr.urls")),
+    path("", include("memadmin.audit.urls")),
     path("", include("memadmin.endpoint.urls")),
 ]

@@ -46,6 +46,33 @@ def main() -> None:
         server.wait(timeout=10)
 
 
+def log_in(browser, base: str, username: str, password: str):  # type: ignore[no-untyped-def]
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(base + "/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(base + "/")
+    return page
+
+
+def save(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    page.screenshot(path=str(OUT / name), full_page=False)
+    print("saved", OUT / name)
+
+
+#: An agent's write landing while someone edits (run in another process, as an agent would).
+AGENT_WRITE = """
+from memadmin.memory.models import MemoryItem
+from memadmin.providers.registry import namespace_scope, provider_for
+item = MemoryItem.objects.select_related("namespace__resource__provider").get(pk="{item_id}")
+provider_for(item.namespace.resource.provider).update_item(
+    str(item.pk), item.content + "\\n- Escalations now go to the on-call lead.", "replace",
+    expected_revision=item.revision, operation_id="screenshot-agent-write", actor="agent:demo",
+    scope=namespace_scope(item.namespace), deadline=5)
+"""
+
+
 def shoot() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -53,23 +80,48 @@ def shoot() -> None:
     base = f"http://{ADDR}"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(base + "/accounts/login/")
-        page.get_by_label("Username").fill("admin")
-        page.get_by_label("Password").fill(password)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(base + "/")
+        page = log_in(browser, base, "admin", password)
         shots = {
             "workspaces.png": "/",
             "dashboard.png": "/w/acme/",
             "health.png": "/w/acme/health/",
             "items.png": "/w/acme/r/support/n/alice/items/",
             "search.png": "/w/acme/search/?q=customer",
+            "quarantine.png": "/w/acme/quarantine/",
         }
         for name, path in shots.items():
             page.goto(base + path)
-            page.screenshot(path=str(OUT / name), full_page=False)
-            print("saved", OUT / name)
+            save(page, name)
+
+        # The editor with a conflict: an agent writes while the page is open.
+        page.goto(base + "/w/acme/r/support/n/alice/items/?tier=lessons")
+        page.locator("#item-rows a").first.click()
+        item_id = page.url.rstrip("/").rsplit("/", 1)[-1]
+        page.get_by_role("link", name="Edit").click()
+        page.get_by_role("textbox", name="Content").fill(
+            "Lessons learned\n- Confirm the customer's time zone before promising a call-back.")
+        manage("shell", "-c", AGENT_WRITE.format(item_id=item_id))
+        page.get_by_role("button", name="Save").click()
+        page.locator("#their-version").wait_for()
+        save(page, "editor-conflict.png")
+
+        # An erasure: one compliance user asks, another approves, the worker runs it.
+        asker = log_in(browser, base, "compliance", password)
+        asker.goto(base + "/w/acme/requests/new/")
+        asker.get_by_label("Erasure (Art. 17)").check()
+        asker.get_by_label("Data-subject id").fill("user:marco.rossi@example.com")
+        asker.get_by_label("Reason / legal basis").fill(
+            "Subject's e-mail of 28 Nov, identity checked (ticket GDPR-311)")
+        asker.get_by_role("button", name="Create request").click()
+        asker.get_by_role("button", name="Preview counts").click()
+        asker.get_by_role("button", name="Submit for approval").click()
+        approver = log_in(browser, base, "compliance2", password)
+        approver.goto(asker.url)
+        approver.get_by_role("button", name="Approve").click()
+        manage("db_worker", "--batch", "--no-startup-delay", "--no-reload")
+        approver.reload()
+        approver.locator("#request-state").wait_for()
+        save(approver, "erasure.png")
         browser.close()
 
 

@@ -40,7 +40,12 @@ class AuditEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["chain", "seq"], name="audit_chain_seq_unique"),
         ]
+        # The audit pages read keyset ranges, newest first, ordered by (created_at, id): one
+        # index per filter that narrows by equality (memadmin/audit/selectors.py).
         indexes = [
-            models.Index(fields=["workspace", "-created_at"], name="audit_recent"),
-            models.Index(fields=["workspace", "action", "-created_at"], name="audit_by_action"),
+            models.Index(fields=["workspace", "-created_at", "-id"], name="audit_recent"),
+            models.Index(fields=["workspace", "action", "-created_at", "-id"],
+                         name="audit_by_action"),
+            models.Index(fields=["workspace", "actor_label", "-created_at", "-id"],
+                         name="audit_by_actor"),
         ]

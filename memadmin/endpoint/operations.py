@@ -39,7 +39,7 @@ class Request:
         if body.get("version") != wire.VERSION or isinstance(body.get("version"), bool):
             raise c.InvalidRequest(f"version must be {wire.VERSION}")
         operation = body.get("operation")
-        if operation not in wire.ALL_OPERATIONS:
+        if not isinstance(operation, str) or operation not in wire.ALL_OPERATIONS:
             raise c.InvalidRequest("unknown operation")
         self.body, self.caller, self.operation = body, caller, str(operation)
         self.operation_id = str(_text_field(body, "operationId"))

@@ -44,18 +44,39 @@ def _read_body(request: HttpRequest) -> object:
     if request.content_type != "application/json":
         raise c.InvalidRequest("Content-Type must be application/json")
     declared = request.headers.get("Content-Length")
-    if declared and declared.isdigit() and int(declared) > wire.MAX_BODY_BYTES:
+    if declared and declared.isascii() and declared.isdigit() and \
+            int(declared) > wire.MAX_BODY_BYTES:
         raise c.TooLarge("the request body is over 64 KiB")
     raw = request.read(wire.MAX_BODY_BYTES + 1)
     if len(raw) > wire.MAX_BODY_BYTES:
         raise c.TooLarge("the request body is over 64 KiB")
     try:
-        body = json.loads(raw.decode("utf-8"), parse_constant=_not_json)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        body = json.loads(raw.decode("utf-8"), parse_constant=_not_json,
+                          object_pairs_hook=_no_duplicates)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # ValueError besides JSONDecodeError: an integer of more than 4,300 digits.
         raise c.InvalidRequest("the body is not valid UTF-8 JSON") from None
+    except _DuplicateKey as exc:
+        raise c.InvalidRequest(f"the key {exc.args[0][:40]!r} appears twice in one object"
+                               ) from None
     if _too_deep(body):
         raise c.InvalidRequest(f"the body nests deeper than {MAX_DEPTH} levels")
     return body
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    # Two readers of one body must not disagree (a proxy checking the first "partition", this
+    # server acting on the last): a key given twice is refused, not silently overwritten.
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 def _not_json(constant: str) -> object:

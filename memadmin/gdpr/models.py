@@ -38,11 +38,19 @@ class SubjectRequest(models.Model):
                                      on_delete=models.SET_NULL, related_name="+")
     override_hold = models.BooleanField(default=False)
     override_reason = models.CharField(max_length=2000, blank=True)
+    override_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    # Which run of the cascade this is (1 = the first; each retry adds one). Part of every
+    # provider operation id, so a resumed run replays its own calls and a retry makes new ones.
+    run_round = models.PositiveIntegerField(default=0)
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
                             related_name="+")
     due_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     verification = models.JSONField(default=dict, blank=True)
     receipt = models.JSONField(null=True, blank=True)

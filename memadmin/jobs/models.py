@@ -16,6 +16,9 @@ JOB_TITLES = {
     "memory_import": "Import memory",
     "namespace_recount": "Recount a namespace",
     "health_alert": "Send a health alert",
+    "quarantine_rescan": "Rescan memory with the current scanner rules",
+    "quarantine_remote_sync": "Refresh remote quarantine labels",
+    "subject_request_run": "Run a data-subject request",
 }
 
 

@@ -59,6 +59,12 @@ def expire_export_files() -> int:
     return expire()
 
 
+def subject_requests_upkeep() -> object:
+    from memadmin.gdpr.services import subject_requests_upkeep as upkeep
+
+    return upkeep()
+
+
 def default_duties() -> list[Duty]:
     from django.conf import settings
 
@@ -69,6 +75,7 @@ def default_duties() -> list[Duty]:
         Duty("worker heartbeat", 30, enqueue_worker_heartbeat),
         Duty("expire operation records", 3600, expire_operation_records),
         Duty("expire export files", 3600, expire_export_files),
+        Duty("subject request upkeep", 300, subject_requests_upkeep),
     ]
 
 

@@ -47,6 +47,18 @@ class ItemFilterForm(forms.Form):
     cursor = forms.CharField(required=False, max_length=c.MAX_ID_BYTES,
                              widget=forms.HiddenInput)
 
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        # What every provider refuses (control characters) is a form error here: an export
+        # would otherwise fail only once its response had started streaming.
+        for name in ("key", "subject", "cursor"):
+            if data.get(name):
+                try:
+                    c.check_text(data[name], field=name)
+                except c.ProviderError as exc:
+                    self.add_error(name, exc.message)
+        return data
+
     def filters(self) -> c.ItemFilters:
         data = self.cleaned_data
         since = data.get("since")

@@ -142,6 +142,12 @@ def _no_store(response: HttpResponse) -> HttpResponse:
     return response
 
 
+def _whole(value: str) -> int | None:
+    """A whole number written in ASCII digits, or None. (``str.isdigit`` also takes "²" and
+    5,000-digit strings, on which ``int()`` raises: a 500.)"""
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
+
+
 @require_GET
 @login_required
 def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
@@ -180,7 +186,7 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
     revisions = {r.revision: r for r in detail.revisions}
     diff = None
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
-    if a.isdigit() and b.isdigit() and int(a) in revisions and int(b) in revisions:
+    if _whole(a) in revisions and _whole(b) in revisions:
         diff = selectors.revision_diff(revisions[int(a)].content, revisions[int(b)].content)
     quarantine = (QuarantineEntry.objects.filter(provider=res.provider, item_ref=detail.item.id,
                                                  state="pending").first()
@@ -249,7 +255,7 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
                 form.add_error("content", _provider_error_text(exc))
                 status = 409 if isinstance(exc, c.Frozen) else 400
             else:
-                messages.success(request, "Saved.")
+                _saved(request, provider, item_id, scope, deadline, "Saved.")
                 url = reverse("memory:item", args=[workspace.slug, res.slug, ns.slug, item_id])
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
         else:
@@ -266,7 +272,7 @@ def item_restore(request: AuthenticatedHttpRequest, slug: str, resource: str, na
                  item_id: str) -> HttpResponse:
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
     revision, expected = request.POST.get("revision", ""), request.POST.get("expected", "")
-    if not (revision.isdigit() and expected.isdigit()):
+    if _whole(revision) is None or _whole(expected) is None:
         return HttpResponse("revision and expected must be whole numbers", status=400)
     try:
         memory_item_restore(actor=Actor.of(request.user), namespace=ns, item_id=item_id,
@@ -278,8 +284,25 @@ def item_restore(request: AuthenticatedHttpRequest, slug: str, resource: str, na
     except c.ProviderError as exc:
         messages.error(request, _provider_error_text(exc))
     else:
-        messages.success(request, f"Revision {revision} restored as a new revision.")
+        _saved(request, provider_for(res.provider), item_id, namespace_scope(ns),
+               selectors.deadline_of(res.provider),
+               f"Revision {revision} restored as a new revision.")
     return redirect("memory:item", workspace.slug, res.slug, ns.slug, item_id)
+
+
+def _saved(request: AuthenticatedHttpRequest, provider: c.Provider, item_id: str,
+           scope: c.Scope, deadline: float, done: str) -> None:
+    """Say a write happened, and whether the scanner quarantined the new version."""
+    try:
+        quarantined = provider.get_item(item_id, scope=scope,
+                                        deadline=deadline).item.quarantine == "pending"
+    except c.ProviderError:
+        quarantined = False
+    if quarantined:
+        messages.warning(request, f"{done} The prompt-injection scanner quarantined this "
+                                  "version: agents will not see it until compliance reviews it.")
+    else:
+        messages.success(request, done)
 
 
 def _freeze_subject(request: AuthenticatedHttpRequest, slug: str, resource: str,
@@ -613,8 +636,8 @@ def import_upload(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         raise PermissionDenied("you own no namespace here")
     cap = _UploadCap(request)
     if request.method == "POST":
-        length = request.META.get("CONTENT_LENGTH") or "0"
-        if not length.isdigit() or int(length) > imports.MAX_UPLOAD_BYTES + 64 * 1024:
+        length = _whole(request.META.get("CONTENT_LENGTH") or "0")
+        if length is None or length > imports.MAX_UPLOAD_BYTES + 64 * 1024:
             return _no_store(render(request, "memory/import.html", ws_context(
                 request, workspace, form=forms.ImportForm(namespaces=namespaces),
                 error="The file is larger than 50 MB.", tab="import"), status=413))

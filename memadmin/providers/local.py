@@ -38,6 +38,7 @@ from memadmin.memory.models import (
     OperationRecord,
 )
 from memadmin.providers import contract as c
+from memadmin.quarantine import screening
 from memadmin.workspaces.models import Namespace
 
 OPERATION_RETENTION = dt.timedelta(hours=24)
@@ -382,12 +383,24 @@ class LocalProvider(c.Provider):
         size = len(content.encode("utf-8"))
         self._check_size(namespace, size)
         now = timezone.now()
+        verdict = screening.assess(content, namespace.resource.workspace_id)
         item = MemoryItem.objects.create(
             namespace=namespace, tier=tier, key=key, content=content, bytes=size, revision=1,
             data_subject_id=subject, updated_by=actor[:200], created_at=now, updated_at=now,
+            quarantine_state=screening.state_after(verdict, "clear"),
         )
+        self._screened(item, verdict, "clear", namespace)
         self._bump(namespace.id, 1, size)
         return c.RetainResult(id=str(item.id), bytes=size, revision=1)
+
+    def _screened(self, item: MemoryItem, verdict: Any, previous: str,
+                  namespace: Namespace) -> None:
+        """Review entries for a write the scanner flagged (or that replaced flagged content)."""
+        if verdict is not None or previous == "pending":
+            screening.record(item=item, verdict=verdict, previous=previous,
+                             provider_id=self.settings.id,
+                             workspace_id=namespace.resource.workspace_id,
+                             label=c.source_label(item.tier, item.key))
 
     @staticmethod
     def _check_size(namespace: Namespace, size: int) -> None:
@@ -421,7 +434,13 @@ class LocalProvider(c.Provider):
         if subject is not None and subject != item.data_subject_id:
             item.data_subject_id = subject
             fields.append("data_subject_id")
+        previous = item.quarantine_state
+        verdict = screening.assess(new_content, namespace.resource.workspace_id)
+        item.quarantine_state = screening.state_after(verdict, previous)
+        if item.quarantine_state != previous:
+            fields.append("quarantine_state")
         item.save(update_fields=fields)
+        self._screened(item, verdict, previous, namespace)
         self._bump(namespace.id, 0, delta)
         return c.RetainResult(id=str(item.id), bytes=size, revision=item.revision)
 
@@ -614,8 +633,9 @@ class LocalProvider(c.Provider):
         with self._bounded(deadline):
             namespace, item = self._locked_item(item_id, scope)
             if item.quarantine_state != state:
-                item.quarantine_state = state
-                item.save(update_fields=["quarantine_state"])
+                screening.state_set(item=item, state=state, provider_id=self.settings.id,
+                                    workspace_id=namespace.resource.workspace_id,
+                                    label=c.source_label(item.tier, item.key))
                 self._bump(namespace.id, 0, 0)
 
     # -- reads ------------------------------------------------------------------------------

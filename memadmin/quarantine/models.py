@@ -11,7 +11,12 @@ from memadmin.workspaces.models import Namespace, Workspace
 
 
 class QuarantineEntry(models.Model):
-    STATE_CHOICES = [("pending", "Pending"), ("released", "Released"), ("purged", "Purged")]
+    # pending: awaiting review (the item is hidden from agents); kept: a reviewer kept it
+    # quarantined; released / purged: a reviewer's decision; superseded: a later write replaced
+    # the flagged content (the entry stays as history, the new content was scanned afresh).
+    STATE_CHOICES = [("pending", "Pending"), ("kept", "Kept"), ("released", "Released"),
+                     ("purged", "Purged"), ("superseded", "Superseded")]
+    OPEN_STATES = ("pending", "kept")
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
@@ -40,11 +45,12 @@ class QuarantineEntry(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=models.Q(state__in=["pending", "released", "purged"]),
+            models.CheckConstraint(condition=models.Q(state__in=[
+                "pending", "kept", "released", "purged", "superseded"]),
                                    name="quarantine_state_valid"),
             models.UniqueConstraint(fields=["provider", "item_ref"],
-                                    condition=models.Q(state="pending"),
-                                    name="quarantine_one_pending_per_item"),
+                                    condition=models.Q(state__in=["pending", "kept"]),
+                                    name="quarantine_one_open_per_item"),
         ]
         indexes = [
             models.Index(fields=["workspace", "state", "-created_at"], name="quarantine_queue"),

@@ -42,6 +42,9 @@ class ToolsField(forms.CharField):
             return json.loads(text)
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"Not valid JSON: {exc.msg} (line {exc.lineno}).") from None
+        except ValueError:
+            # An integer of more than 4,300 digits: Python refuses to convert it (not a 500).
+            raise forms.ValidationError("Not valid JSON: a number is too long.") from None
 
 
 class ResourceForm(forms.ModelForm):

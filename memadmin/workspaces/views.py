@@ -24,8 +24,12 @@ def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) 
     """What every workspace page's layout needs: the workspace and the user's capabilities."""
     from memadmin.providers.selectors import health_summary
 
-    return {"workspace": workspace, "can": access.capabilities(request.user, workspace),
-            "health_summary": health_summary(workspace), **extra}
+    from memadmin.quarantine.selectors import pending_count
+
+    can = access.capabilities(request.user, workspace)
+    return {"workspace": workspace, "can": can, "health_summary": health_summary(workspace),
+            "quarantine_pending": pending_count(workspace) if can["review_quarantine"] else None,
+            **extra}
 
 
 def _in_workspace(model: Any, workspace: Any, pk: Any) -> Any:

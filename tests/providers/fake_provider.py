@@ -91,6 +91,7 @@ class FakeProvider:
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
                                         name="fake-provider")
         self._stopped = False
+        self._script: Callable[[Any], tuple[int, Any]] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -168,6 +169,12 @@ class FakeProvider:
         """Answer 200 with ``{"ok": false, "message": message}``."""
         self._set(Behaviour("down_ok_false", message=message))
 
+    def scripted(self, answer: Callable[[Any], tuple[int, Any]]) -> None:
+        """Answer each request with ``answer(request JSON)`` -> (status, JSON body): a store
+        that speaks the protocol as far as a test needs (an unparsable body gets None)."""
+        self._script = answer
+        self._set(Behaviour("scripted"))
+
     def refuse(self) -> None:
         """Close the listening port and drop every connection: connection refused."""
         self.behaviour = Behaviour("refuse")
@@ -208,7 +215,7 @@ class FakeProvider:
                 return
             with self._lock:
                 self._requests.append(request)
-            await self._answer(self.behaviour, reader, writer)
+            await self._answer(self.behaviour, reader, writer, request)
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
@@ -237,8 +244,17 @@ class FakeProvider:
         return Request(method, path, headers, body)
 
     async def _answer(self, behaviour: Behaviour, reader: asyncio.StreamReader,
-                      writer: asyncio.StreamWriter) -> None:
+                      writer: asyncio.StreamWriter, request: Request) -> None:
         name = behaviour.name
+        if name == "scripted" and self._script is not None:
+            try:
+                body = request.json()
+            except ValueError:
+                body = None
+            status, answer = self._script(body)
+            writer.write(_response(status, json.dumps(answer).encode()))
+            await writer.drain()
+            return
         if name == "hang":
             while await reader.read(4096):  # until the client closes its side
                 pass

@@ -1,0 +1,124 @@
+"""The prompt-injection scanner against the labelled corpus (tests/data/injection), and its speed.
+
+Prints held-out recall (overall and per family) and false-positive rates on held-out benign
+items (overall and hard negatives), the same figures on the tune split for comparison, and
+throughput: items/s and MB/s scanning the whole corpus repeated (median of 5 runs), and the
+median scan time of a 16 KiB item. Needs no database and no Django:
+
+    .venv/bin/python benchmarks/scanner.py
+
+With ``BENCH_SUMMARY=<file>`` it also appends JSON lines for the lead's summary table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memadmin.quarantine.scanner import RULES, RULESET_VERSION, scan  # noqa: E402
+
+CORPUS = ROOT / "tests" / "data" / "injection"
+RUNS = 5
+REPEAT = 10          # the corpus is scanned this many times per throughput run
+SIZE = 16 * 1024
+
+
+def load(name: str) -> list[dict[str, Any]]:
+    lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def quality(malicious: list[dict[str, Any]], benign: list[dict[str, Any]],
+            split: str) -> dict[str, Any]:
+    mal = [row for row in malicious if row["split"] == split]
+    ben = [row for row in benign if row["split"] == split]
+    hits: dict[str, list[bool]] = defaultdict(list)
+    for row in mal:
+        hits[row["family"]].append(scan(row["text"]).flagged)
+    flagged = [scan(row["text"]).flagged for row in ben]
+    hard = [f for f, row in zip(flagged, ben, strict=True) if row["hard"]]
+    every = [hit for family in hits.values() for hit in family]
+    return {
+        "recall": sum(every) / len(every), "malicious": len(every),
+        "families": {family: (sum(v) / len(v), len(v)) for family, v in sorted(hits.items())},
+        "fp": sum(flagged) / len(flagged), "benign": len(flagged),
+        "fp_hard": sum(hard) / len(hard), "hard": len(hard),
+    }
+
+
+def median_seconds(work: Any, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def throughput(texts: list[str]) -> tuple[float, float]:
+    scan("warm up: ｆｕｌｌｗｉｄｔｈ")  # builds the NFKC table outside the timing
+
+    def work() -> None:
+        for _ in range(REPEAT):
+            for text in texts:
+                scan(text)
+
+    seconds = median_seconds(work, RUNS)
+    size = sum(len(text.encode("utf-8")) for text in texts) * REPEAT
+    return len(texts) * REPEAT / seconds, size / seconds / 1e6
+
+
+def item_16k(rows: list[dict[str, Any]]) -> tuple[str, float]:
+    text = " ".join(row["text"] for row in rows)
+    text = (text * (SIZE // len(text) + 1))[:SIZE]
+    return text, median_seconds(lambda: scan(text), 21) * 1000
+
+
+def main() -> None:
+    malicious, benign = load("malicious.jsonl"), load("benign.jsonl")
+    held, tune = quality(malicious, benign, "held"), quality(malicious, benign, "tune")
+    texts = [row["text"] for row in malicious + benign]
+    items_per_s, mb_per_s = throughput(texts)
+    plain = [row for row in benign if not row["hard"]]
+    _, ms_plain = item_16k(plain)
+    _, ms_hard = item_16k([row for row in benign if row["hard"]])
+
+    print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
+    print(f"{'split':<6} {'recall':>7} {'(n)':>5} {'FP all':>7} {'(n)':>5} {'FP hard':>8} "
+          f"{'(n)':>5}")
+    for name, q in (("held", held), ("tune", tune)):
+        print(f"{name:<6} {q['recall']:>7.3f} {q['malicious']:>5} {q['fp']:>7.3f} "
+              f"{q['benign']:>5} {q['fp_hard']:>8.3f} {q['hard']:>5}")
+    print(f"\n{'family':<22} {'held recall':>11} {'(n)':>5} {'tune recall':>11} {'(n)':>5}")
+    for family, (recall, n) in held["families"].items():
+        tune_recall, tune_n = tune["families"][family]
+        print(f"{family:<22} {recall:>11.3f} {n:>5} {tune_recall:>11.3f} {tune_n:>5}")
+    print(f"\nthroughput (whole corpus x{REPEAT}, median of {RUNS}): "
+          f"{items_per_s:,.0f} items/s, {mb_per_s:.2f} MB/s")
+    print(f"16 KiB item, median of 21: {ms_plain:.2f} ms (ordinary benign notes), "
+          f"{ms_hard:.2f} ms (hard negatives: code, base64, non-Latin, emoji)")
+
+    summary = os.environ.get("BENCH_SUMMARY")
+    if summary:
+        rows = [("held recall", held["recall"], "ratio"),
+                ("held FP overall", held["fp"], "ratio"),
+                ("held FP hard", held["fp_hard"], "ratio"),
+                ("items/s", items_per_s, "items/s"),
+                ("16 KiB median ms", ms_plain, "ms")]
+        with open(summary, "a", encoding="utf-8") as out:
+            for name, value, unit in rows:
+                out.write(json.dumps({"benchmark": "scanner", "name": name,
+                                      "value": round(value, 4), "unit": unit}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

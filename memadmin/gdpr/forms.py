@@ -1,0 +1,34 @@
+"""Forms of the subject-request pages (bad values become clear errors, never a 500)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from memadmin.gdpr.models import REQUEST_STATES, SubjectRequest
+from memadmin.gdpr.services import REASON_MAX_CHARS
+from memadmin.providers import contract as c
+
+
+class RequestFilterForm(forms.Form):
+    state = forms.ChoiceField(required=False, choices=[("", "any"), ("open", "open")] + [
+        (s, s.replace("_", " ")) for s in REQUEST_STATES])
+    kind = forms.ChoiceField(required=False, choices=[("", "any")] + SubjectRequest.KIND_CHOICES)
+    overdue = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "overdue"),
+                                                         ("no", "on time")])
+    q = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
+                        label="Request id, reason words or exact subject id")
+
+
+class RequestCreateForm(forms.Form):
+    kind = forms.ChoiceField(choices=SubjectRequest.KIND_CHOICES, widget=forms.RadioSelect)
+    subject_id = forms.CharField(max_length=c.MAX_SUBJECT_ID_CHARS, strip=False,
+                                 label="Data-subject id",
+                                 help_text="Exactly as the agents store it, e.g. user:jane.doe@"
+                                           "example.com.")
+    reason = forms.CharField(max_length=REASON_MAX_CHARS, label="Reason / legal basis",
+                             widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS,
+                             widget=forms.Textarea(attrs={"rows": 2}))

@@ -1,0 +1,353 @@
+"""The cascade job of a subject request (kind ``subject_request_run``, params
+``{"request": "<uuid>"}`` only: the clear subject id is read from the request row, never put in
+a job or task argument).
+
+The steps are the resume state. For each step not finished:
+
+1. mark it ``running`` (attempts + 1) and commit;
+2. call its provider: ``forget(data_subject_id=..., override_hold=..., operation_id=...)`` for
+   an erasure, ``export(subject=...)`` into a part file for an access request. The operation id
+   is deterministic per (request, step, run round, override), so a call repeated after a crash
+   is replayed by the provider, not applied twice;
+3. record the answer and the step's new state in one transaction, and save progress (which
+   renews the lease and notices a cancellation: the job then stops after this step).
+
+A worker killed anywhere loses nothing: the reaper re-runs the job, finished steps are skipped
+and a step left ``running`` is called again with the same operation id. A transport failure
+puts the step in ``retrying`` with a backoff (the job waits, keeping its lease, and comes back);
+after ``MAX_STEP_ATTEMPTS`` it is ``failed``. Then, for an erasure, verification asks every
+provider to count the subject again (residue); the request becomes ``completed`` (tombstone,
+clear id scrubbed) or ``partial``. An access request assembles its ZIP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from memadmin.gdpr import access_output
+from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
+from memadmin.gdpr.services import (
+    JOB_KIND,
+    _audit,
+    _locked,
+    request_close,
+    request_close_cancelled,
+    scrub_text,
+)
+from memadmin.jobs.runner import JobCancelled, JobContext, job_handler
+from memadmin.lib.audit import Actor
+from memadmin.lib.failpoints import failpoint
+from memadmin.providers import contract as c
+from memadmin.providers.models import ProviderConfig
+from memadmin.providers.registry import provider_for
+from memadmin.workspaces.models import Namespace
+
+logger = logging.getLogger(__name__)
+
+MAX_STEP_ATTEMPTS = 4
+#: Transport trouble worth another attempt later; anything else fails the step at once.
+RETRYABLE = (c.Unavailable, c.Timeout, c.RateLimited, c.Uncertain, c.Conflict)
+UNFINISHED = ("pending", "running", "retrying")
+#: How many pages verification reads when a provider cannot count (500 items each).
+VERIFY_MAX_PAGES = 100
+
+
+def retry_base_seconds() -> float:
+    """The first backoff of a step (doubling after each failure); tests make it short."""
+    return float(settings.MEMADMIN_GDPR_RETRY_SECONDS)
+
+
+def provider_scopes(config: ProviderConfig) -> tuple[list[c.Scope], bool]:
+    """(scopes, whether they are the workspace-wide fallback) for one provider's step.
+
+    The partitions of the namespaces declared on the provider's resources, as one scope. A
+    provider with none declared is asked about every partition of the workspace (it may still
+    hold some of them: erasure asks everywhere), one scope per provider that declares them (a
+    scope stays within one provider); an answer of ``not_found`` then means it holds none of
+    that group. An empty list when the workspace has no namespace at all."""
+    own = list(Namespace.objects.filter(resource__provider=config)
+               .order_by("partition_key").values_list("partition_key", flat=True))
+    if own:
+        return [c.Scope(tuple(own))], False
+    groups: dict[Any, list[str]] = {}
+    rows = (Namespace.objects.filter(resource__workspace_id=config.workspace_id)
+            .order_by("resource__provider_id", "partition_key")
+            .values_list("resource__provider_id", "partition_key"))
+    for provider_id, key in rows:
+        groups.setdefault(provider_id, []).append(key)
+    return [c.Scope(tuple(keys)) for keys in groups.values()], True
+
+
+def subject_count(config: ProviderConfig, subject: str) -> tuple[int | None, str]:
+    """How many items of the subject the provider holds: (count, "") or (None, why not)."""
+    scopes, fallback = provider_scopes(config)
+    provider = provider_for(config)
+    deadline = config.request_deadline_ms / 1000
+    filters = c.ItemFilters(subject=subject)
+    total = 0
+    for scope in scopes:
+        try:
+            found = provider.count(filters, scope=scope, deadline=deadline)
+        except c.NotFound:
+            if fallback:
+                continue
+            return None, "not_found: a partition is unknown to the provider"
+        except c.Unsupported:
+            found = None
+        except c.ProviderError as exc:
+            return None, scrub_text(f"{exc.code}: {exc.message}", subject)
+        if found is None:
+            found = _listed(provider, filters, scope, deadline)
+            if found is None:
+                return None, "the provider can neither count nor list the subject's items"
+        total += found
+    return total, ""
+
+
+def _listed(provider: c.Provider, filters: c.ItemFilters, scope: c.Scope,
+            deadline: float) -> int | None:
+    """Count by listing, for a provider that cannot count (bounded; None if it cannot list)."""
+    try:
+        listed, cursor = 0, None
+        for _ in range(VERIFY_MAX_PAGES):
+            page = provider.list_items(filters, cursor=cursor, limit=c.LIST_MAX_LIMIT,
+                                       scope=scope, deadline=deadline)
+            listed += len(page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                return listed
+    except c.ProviderError:
+        return None
+    return None
+
+
+def operation_id(request: SubjectRequest, step: SubjectRequestStep, group: int = 0) -> str:
+    """Deterministic per (request, step, run round, override, scope group): a call repeated
+    after a crash is replayed by an idempotent provider instead of counted twice."""
+    override = ":override" if request.override_hold else ""
+    return f"gdpr:{request.pk}:{step.pk}:r{request.run_round}{override}:g{group}"
+
+
+def _job_actor(ctx: JobContext) -> Actor:
+    user = ctx.job.created_by
+    label = f"{user.get_username()} (cascade)" if user is not None else "subject request cascade"
+    return Actor(label=label, user=user)
+
+
+@job_handler(JOB_KIND)
+def subject_request_run(ctx: JobContext) -> dict[str, Any]:
+    request = SubjectRequest.objects.select_related("workspace").get(pk=ctx.params["request"])
+    actor = _job_actor(ctx)
+    with transaction.atomic():
+        _locked(request)
+        if request.state == "approved":
+            request.state, request.started_at = "running", timezone.now()
+            request.save(update_fields=["state", "started_at", "updated_at"])
+            _audit(actor, request, "start", round=request.run_round)
+        elif request.state != "running":
+            return {"skipped": request.state}
+    steps_total = SubjectRequestStep.objects.filter(request=request).count()
+    try:
+        ctx.save_progress(done=_finished(request), total=steps_total)
+        _run_steps(ctx, request)
+    except JobCancelled:
+        with transaction.atomic():
+            _locked(request)
+            if request.state == "running":
+                request_close_cancelled(request)
+                _audit(actor, request, "cancelled", after_steps=_finished(request))
+        if request.kind == "access":
+            access_output.delete_parts(request)
+        raise
+    steps = list(SubjectRequestStep.objects.filter(request=request)
+                 .select_related("provider").order_by("pk"))
+    if request.kind == "erasure":
+        verification = _verify(request, steps)
+        complete = all(s.state == "done" for s in steps) and \
+            not verification["unverified"] and verification["total_residue"] == 0
+        request_close(request=request, state="completed" if complete else "partial",
+                      actor=actor, verification=verification)
+    else:
+        complete = all(s.state in ("done", "unsupported") for s in steps)
+        name = ""
+        if complete:
+            name = access_output.assemble(request, steps, _withheld(ctx))
+        request_close(request=request, state="completed" if complete else "partial",
+                      actor=actor, access_file=name)
+    return {"state": request.state,
+            "steps": {state: sum(1 for s in steps if s.state == state)
+                      for state in sorted({s.state for s in steps})},
+            "removed": sum(s.removed for s in steps), "held": sum(s.held for s in steps),
+            "exported": sum(s.exported for s in steps),
+            "residue": request.verification.get("total_residue")}
+
+
+def _finished(request: SubjectRequest) -> int:
+    return SubjectRequestStep.objects.filter(request=request).exclude(
+        state__in=UNFINISHED).count()
+
+
+def _withheld(ctx: JobContext) -> dict[int, int]:
+    return {int(k): int(v) for k, v in (ctx.checkpoint.get("withheld") or {}).items()}
+
+
+def _run_steps(ctx: JobContext, request: SubjectRequest) -> None:
+    while True:
+        todo = list(SubjectRequestStep.objects.filter(request=request, state__in=UNFINISHED)
+                    .select_related("provider").order_by("pk"))
+        if not todo:
+            return
+        now = timezone.now()
+        ready = [s for s in todo if s.state != "retrying" or s.next_attempt_at is None
+                 or s.next_attempt_at <= now]
+        if not ready:
+            _wait(ctx, request, min(s.next_attempt_at for s in todo if s.next_attempt_at))
+            continue
+        for step in ready:
+            request.refresh_from_db(fields=["override_hold", "run_round", "subject_id"])
+            _run_step(ctx, request, step)
+            ctx.save_progress(done=_finished(request))
+
+
+def _wait(ctx: JobContext, request: SubjectRequest, until: dt.datetime) -> None:
+    """Wait for a backoff, renewing the lease (and noticing a cancellation) every second."""
+    while (left := (until - timezone.now()).total_seconds()) > 0:
+        time.sleep(min(left, 1.0))
+        ctx.save_progress(done=_finished(request))
+
+
+def _keep_lease(ctx: JobContext, request: SubjectRequest) -> None:
+    """Renew the lease during a long step; a cancellation waits for the step's end."""
+    with contextlib.suppress(JobCancelled):
+        ctx.save_progress(done=_finished(request))
+
+
+def _run_step(ctx: JobContext, request: SubjectRequest, step: SubjectRequestStep) -> None:
+    subject = request.subject_id
+    config = step.provider
+    now = timezone.now()
+    step.state, step.attempts = "running", step.attempts + 1
+    step.started_at = step.started_at or now
+    step.save(update_fields=["state", "attempts", "started_at"])
+    if config is None or subject is None:
+        _record(step, "failed", error="the provider was deleted" if config is None
+                else "the subject id is no longer available")
+        return
+    scopes, fallback = provider_scopes(config)
+    if not scopes:
+        _record(step, "done", error="the workspace has no namespace to ask about")
+        return
+    label = step.provider_label
+    failpoint("gdpr_step", provider=label, request=request.pk, stage="before_call",
+              attempt=ctx.attempt)
+    try:
+        provider = provider_for(config)
+        if request.kind == "erasure":
+            removed, held = _forget(ctx, request, step, provider, scopes, fallback)
+            failpoint("gdpr_step", provider=label, request=request.pk, stage="after_call",
+                      attempt=ctx.attempt, removed=removed)
+            _record(step, "held" if held else "done", removed=removed, held=held)
+        else:
+            items = _exported(provider, subject, scopes, fallback,
+                              config.request_deadline_ms / 1000)
+            written, withheld = access_output.write_part(
+                request, step, items, progress=lambda: _keep_lease(ctx, request))
+            failpoint("gdpr_step", provider=label, request=request.pk, stage="after_call",
+                      attempt=ctx.attempt, exported=written)
+            state = {**ctx.checkpoint,
+                     "withheld": {**ctx.checkpoint.get("withheld", {}), str(step.pk): withheld}}
+            _record(step, "done", exported=written)
+            ctx.save_progress(done=_finished(request), checkpoint=state)
+    except c.Unsupported as exc:
+        _record(step, "unsupported", error=scrub_text(f"unsupported: {exc.message}", subject))
+    except RETRYABLE as exc:
+        error = scrub_text(f"{exc.code}: {exc.message}", subject)
+        if step.attempts >= MAX_STEP_ATTEMPTS:
+            _record(step, "failed", error=f"{error} (after {step.attempts} attempts)")
+        else:
+            delay = retry_base_seconds() * 2 ** (step.attempts - 1)
+            _record(step, "retrying", error=error,
+                    next_attempt_at=timezone.now() + dt.timedelta(seconds=delay))
+    except c.ProviderError as exc:
+        _record(step, "failed", error=scrub_text(f"{exc.code}: {exc.message}", subject))
+
+
+def _forget(ctx: JobContext, request: SubjectRequest, step: SubjectRequestStep,
+            provider: c.Provider, scopes: list[c.Scope], fallback: bool) -> tuple[int, int]:
+    """(removed, held) over the step's scopes."""
+    config = step.provider
+    assert config is not None and request.subject_id is not None
+    removed = held = 0
+    actor = ctx.job.created_by.get_username() if ctx.job.created_by else "system"
+    for group, scope in enumerate(scopes):
+        try:
+            result = provider.forget(
+                data_subject_id=request.subject_id, override_hold=request.override_hold,
+                operation_id=operation_id(request, step, group), actor=actor, scope=scope,
+                deadline=config.request_deadline_ms / 1000)
+        except c.NotFound:
+            if not fallback:
+                raise
+            continue
+        removed, held = removed + result.removed, held + result.held
+    return removed, held
+
+
+def _exported(provider: c.Provider, subject: str, scopes: list[c.Scope], fallback: bool,
+              deadline: float) -> Iterator[c.Item]:
+    for scope in scopes:
+        try:
+            yield from access_output.items_for_subject(provider, subject, scope=scope,
+                                                       deadline=deadline)
+        except c.NotFound:
+            if not fallback:
+                raise
+
+
+def _record(step: SubjectRequestStep, state: str, *, removed: int = 0, held: int | None = None,
+            exported: int | None = None, error: str = "",
+            next_attempt_at: dt.datetime | None = None) -> None:
+    """Store one call's outcome (added to the earlier rounds' removals) in one UPDATE."""
+    with transaction.atomic():
+        step.state, step.error, step.next_attempt_at = state, error[:1000], next_attempt_at
+        step.removed += removed
+        fields = ["state", "error", "next_attempt_at", "removed"]
+        if held is not None:
+            step.held = held
+            fields.append("held")
+        if exported is not None:
+            step.exported = exported
+            fields.append("exported")
+        if state != "retrying":
+            step.finished_at = timezone.now()
+            fields.append("finished_at")
+        step.save(update_fields=fields)
+
+
+def _verify(request: SubjectRequest, steps: list[SubjectRequestStep]) -> dict[str, Any]:
+    """Ask every provider again how many items still carry the subject (residue)."""
+    subject = request.subject_id or ""
+    residue: dict[str, int | None] = {}
+    unverified: list[str] = []
+    for step in steps:
+        if step.provider is None:
+            found, note = None, "the provider was deleted"
+        else:
+            found, note = subject_count(step.provider, subject)
+        step.residue = found
+        step.save(update_fields=["residue"])
+        residue[step.provider_label] = found
+        if found is None:
+            unverified.append(f"{step.provider_label}: {note}")
+    return {"checked_at": timezone.now().isoformat(), "residue": residue,
+            "total_residue": sum(n for n in residue.values() if n),
+            "unverified": unverified}

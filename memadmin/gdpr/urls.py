@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from memadmin.gdpr import views
+
+app_name = "gdpr"
+
+R = "w/<slug:slug>/requests/"
+ONE = R + "<uuid:request_id>/"
+
+urlpatterns = [
+    path(R, views.request_list, name="list"),
+    path(R + "new/", views.request_new, name="new"),
+    path(ONE, views.request_detail, name="detail"),
+    path(ONE + "receipt.json", views.receipt_download, name="receipt"),
+    path(ONE + "access.zip", views.access_download, name="access_download"),
+    path(ONE + "<slug:action>/", views.request_act, name="act"),
+]

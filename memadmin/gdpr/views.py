@@ -1,0 +1,191 @@
+"""Subject-request pages (compliance): the queue, a new request, one request with its live
+steps and its actions, and the receipt and access-file downloads (both audited)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memadmin.gdpr import selectors, services
+from memadmin.gdpr.access_output import access_file_open
+from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
+from memadmin.gdpr.models import REQUEST_OPEN_STATES
+from memadmin.gdpr.receipts import receipt_document
+from memadmin.lib import access
+from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.workspaces.views import ws_context
+
+LIST_LIMIT = 200
+#: The page polls while the request can still change by itself.
+LIVE_STATES = frozenset({"approved", "running"})
+
+
+def _no_store(response: HttpResponse) -> HttpResponse:
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _workspace(request: AuthenticatedHttpRequest, slug: str) -> Any:
+    return access.get_workspace(request.user, slug, "subject_requests")
+
+
+@require_GET
+@login_required
+def request_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    form = RequestFilterForm(request.GET or None)
+    rows, status = None, 200
+    if form.is_bound and not form.is_valid():
+        status = 400
+    else:
+        data = form.cleaned_data if form.is_bound else {}
+        rows = list(selectors.request_list(
+            workspace, state=data.get("state") or None, kind=data.get("kind") or None,
+            overdue={"yes": True, "no": False}.get(data.get("overdue") or ""),
+            q=data.get("q") or None)[:LIST_LIMIT])
+    return _no_store(render(request, "gdpr/list.html", ws_context(
+        request, workspace, tab="requests", form=form, rows=rows, limit=LIST_LIMIT),
+        status=status))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def request_new(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    form = RequestCreateForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            created = services.subject_request_create(
+                actor=Actor.of(request.user), workspace=workspace, **form.cleaned_data)
+        except services.SubjectRequestError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Request created. Preview it, then submit it.")
+            return redirect("gdpr:detail", workspace.slug, created.pk)
+    status = 400 if request.method == "POST" else 200
+    return _no_store(render(request, "gdpr/new.html", ws_context(
+        request, workspace, tab="requests", form=form,
+        due_days=workspace.subject_request_due_days), status=status))
+
+
+def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any) -> dict[str, Any]:
+    user = request.user
+    is_requester = row.requested_by_id == user.pk
+    is_admin = access.can(user, "manage_workspace", workspace)
+    state = row.state
+    return ws_context(
+        request, workspace, tab="requests", req=row, steps=row.step_list,
+        duplicates=list(selectors.open_duplicates(row)[:10]),
+        live=state in LIVE_STATES, reason_form=ReasonForm(),
+        may={
+            "preview": state in ("new", "awaiting_approval", "approved", "partial"),
+            "submit": state == "new" and is_requester,
+            "decide": state == "awaiting_approval" and not is_requester,
+            "cancel": (state in ("new", "awaiting_approval", "approved")
+                       and (is_requester or is_admin)) or (state == "running" and is_admin),
+            "retry": state == "partial",
+            "override": row.kind == "erasure" and state in REQUEST_OPEN_STATES
+            and state != "running" and not row.override_hold,
+        },
+        receipt=row.receipt is not None, now=timezone.now(),
+    )
+
+
+@require_GET
+@login_required
+def request_detail(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    template = "gdpr/detail.html#live" if request.htmx else "gdpr/detail.html"
+    return _no_store(render(request, template, _detail_context(request, workspace, row)))
+
+
+#: action -> (service call, success message). Each service enforces its own rules.
+ACTIONS: dict[str, tuple[Any, str]] = {
+    "submit": (lambda actor, req, reason: services.subject_request_submit(
+        actor=actor, request=req), "Submitted."),
+    "approve": (lambda actor, req, reason: services.subject_request_approve(
+        actor=actor, request=req), "Approved: the cascade starts."),
+    "deny": (lambda actor, req, reason: services.subject_request_deny(
+        actor=actor, request=req, reason=reason), "Denied."),
+    "cancel": (lambda actor, req, reason: services.subject_request_cancel(
+        actor=actor, request=req), "Cancel requested."),
+    "retry": (lambda actor, req, reason: services.subject_request_retry(
+        actor=actor, request=req), "Retrying the steps that are not done."),
+    "override": (lambda actor, req, reason: services.subject_request_set_override(
+        actor=actor, request=req, reason=reason),
+        "Legal holds will be overridden for this erasure."),
+    "preview": (lambda actor, req, reason: services.subject_request_preview(
+        actor=actor, request=req), "Preview updated: each provider's count is below."),
+}
+
+
+@require_POST
+@login_required
+def request_act(request: AuthenticatedHttpRequest, slug: str, request_id: str,
+                action: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    if action not in ACTIONS:
+        raise Http404("no such action")
+    row = selectors.request_with_steps(workspace, request_id)
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect("gdpr:detail", workspace.slug, row.pk)
+    call, done = ACTIONS[action]
+    try:
+        call(Actor.of(request.user), row, form.cleaned_data["reason"])
+    except services.SubjectRequestError as exc:
+        messages.error(request, f"Not done: {exc}.")
+    else:
+        messages.success(request, done)
+    return redirect("gdpr:detail", workspace.slug, row.pk)
+
+
+@require_GET
+@login_required
+def receipt_download(request: AuthenticatedHttpRequest, slug: str,
+                     request_id: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    try:
+        document = receipt_document(row)
+    except ValueError:
+        raise Http404("no receipt yet") from None
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
+                           action="subject_request.receipt_download",
+                           target_type="subject_request", target_id=row.pk,
+                           data={"key_id": row.receipt_key_id})
+    response = HttpResponse(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False),
+                            content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="receipt-{row.pk}.json"'
+    return _no_store(response)
+
+
+@require_GET
+@login_required
+def access_download(request: AuthenticatedHttpRequest, slug: str,
+                    request_id: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    try:
+        stream, name = access_file_open(row, request.user)
+    except FileNotFoundError:
+        raise Http404("the access file expired or was never made") from None
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
+                           action="subject_request.access_download",
+                           target_type="subject_request", target_id=row.pk,
+                           data={"subject_hash": row.subject_hash})
+    return _no_store(FileResponse(stream, as_attachment=True, filename=name,
+                                  content_type="application/zip"))

@@ -1,0 +1,97 @@
+"""Screening writes of the built-in store: the scanner's verdict decides an item's quarantine
+state, and a flagged version gets a review entry, all in the writer's transaction.
+
+Called by ``providers.local`` on every create and change (retain, the endpoint's tools, editor
+saves, restores, imports) and by the rescan job. Remote providers scan their own writes and
+report labels, which ``remote_labels_sync`` lists read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from django.utils import timezone
+
+from memadmin.quarantine.models import QuarantineAllow, QuarantineEntry
+
+if TYPE_CHECKING:
+    from memadmin.quarantine.scanner import Verdict
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def assess(content: str, workspace_id: Any) -> Verdict | None:
+    """The verdict if ``content`` must be quarantined, else None (clean, or allow-listed).
+
+    Clean content costs no query: the allow-list is read only for flagged content.
+    """
+    from memadmin.quarantine.scanner import scan
+
+    verdict = scan(content)
+    if not verdict.flagged:
+        return None
+    if QuarantineAllow.objects.filter(workspace_id=workspace_id,
+                                      content_hash=content_hash(content)).exists():
+        return None
+    return verdict
+
+
+def state_after(verdict: Verdict | None, previous: str) -> str:
+    """The item's quarantine state for its new content.
+
+    Flagged -> ``pending``. Clean after ``pending`` -> ``clear`` (the flagged version is gone);
+    otherwise unchanged (a ``released`` item stays released while its content stays clean).
+    """
+    if verdict is not None:
+        return "pending"
+    return "clear" if previous == "pending" else previous
+
+
+def record(*, item: Any, verdict: Verdict | None, previous: str, provider_id: Any,
+           workspace_id: Any, label: str) -> None:
+    """Write the review entries for an item whose content was just (re)written or rescanned.
+
+    Open entries of an earlier version are superseded and a flagged version gets a pending one;
+    the same flagged bytes written again keep their open entry (and a reviewer's "keep").
+    """
+    digest = content_hash(item.content) if verdict is not None else None
+    if previous == "pending":
+        open_rows = QuarantineEntry.objects.filter(
+            provider_id=provider_id, item_ref=str(item.id), state__in=QuarantineEntry.OPEN_STATES)
+        if digest is not None and open_rows.filter(content_hash=digest).exists():
+            open_rows.update(rule_ids=list(verdict.rules),  # type: ignore[union-attr]
+                             spans=[list(span) for span in verdict.spans],  # type: ignore[union-attr]
+                             ruleset_version=verdict.version)  # type: ignore[union-attr]
+            return
+        open_rows.update(state="superseded", reviewed_at=timezone.now())
+    if verdict is None:
+        return
+    QuarantineEntry.objects.create(
+        workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
+        item=item, item_ref=str(item.id), label=label[:300], rule_ids=list(verdict.rules),
+        spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
+        content_hash=digest,
+    )
+
+
+def state_set(*, item: Any, state: str, provider_id: Any, workspace_id: Any, label: str) -> None:
+    """Set an item's state by hand (a reviewer, or a remote memadmin over the protocol).
+
+    Leaving ``pending`` releases its open entries; entering it opens one without rule matches.
+    """
+    previous = item.quarantine_state
+    item.quarantine_state = state
+    item.save(update_fields=["quarantine_state"])
+    if previous == "pending":
+        QuarantineEntry.objects.filter(
+            provider_id=provider_id, item_ref=str(item.id), state__in=QuarantineEntry.OPEN_STATES,
+        ).update(state="released", reviewed_at=timezone.now())
+    if state == "pending":
+        QuarantineEntry.objects.create(
+            workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
+            item=item, item_ref=str(item.id), label=label[:300], rule_ids=[], spans=[],
+            content_hash=content_hash(item.content), note="quarantined by hand",
+        )

@@ -1,0 +1,84 @@
+"""An erasure end to end in Chromium: one compliance user requests it, another approves, a real
+worker runs the cascade while the page follows it live, and the signed receipt downloads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from playwright.sync_api import Page, expect
+from pytest_django.live_server_helper import LiveServer
+
+from memadmin.gdpr.models import SubjectRequest, Tombstone
+from memadmin.gdpr.receipts import receipt_verify
+from memadmin.lib.audit import Actor
+from memadmin.memory.models import MemoryItem
+from memadmin.providers import contract as c
+from memadmin.providers.registry import provider_for
+from memadmin.workspaces.services import role_grant
+from tests.conftest import PASSWORD
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+SUBJECT = "user:jane.doe@example.com"
+
+
+@pytest.fixture
+def subject_items(local_config, namespace, other_namespace, workspace, users) -> None:  # type: ignore[no-untyped-def]
+    provider = provider_for(local_config)
+    for n, ns in enumerate((namespace, namespace, other_namespace)):
+        provider.retain("facts", "", f"Jane prefers phone calls ({n}).", "replace",
+                        data_subject_id=SUBJECT, operation_id=f"g-{n}",
+                        scope=c.Scope.of(ns.partition_key), deadline=5)
+    provider.retain("facts", "", "Office closes at six.", "replace", operation_id="g-other",
+                    scope=c.Scope.of(namespace.partition_key), deadline=5)
+    carol = User.objects.create_user("carol", "carol@example.com", PASSWORD)
+    role_grant(actor=Actor.system("test"), workspace=workspace, user=carol, role="compliance")
+
+
+def test_an_erasure_is_requested_approved_run_and_proven(
+    live_server: LiveServer, login, console_errors: list[str], subject_items, page: Page,
+) -> None:
+    login("carl")
+    page.goto(f"{live_server.url}/w/acme/")
+    page.get_by_role("navigation", name="Workspace").get_by_role(
+        "link", name="Subject requests").click()
+    page.get_by_role("link", name="New request…").click()
+    page.get_by_label("Erasure (Art. 17)").check()
+    page.get_by_label("Data-subject id").fill(SUBJECT)
+    page.get_by_label("Reason / legal basis").fill("E-mail from the subject, ticket 4411")
+    page.get_by_role("button", name="Create request").click()
+    expect(page.locator("#request-state")).to_have_text("new")
+    page.get_by_role("button", name="Preview counts").click()
+    expect(page.locator("#steps tbody tr").first).to_contain_text("3")
+    page.get_by_role("button", name="Submit for approval").click()
+    expect(page.locator("#request-state")).to_have_text("awaiting_approval")
+    # The requester has no approve button (four eyes).
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)
+    request_url = page.url
+    page.get_by_role("button", name="Log out").click()
+
+    login("carol")
+    page.goto(request_url)
+    page.get_by_role("button", name="Approve").click()
+    expect(page.locator("#request-state")).to_have_text("approved")
+
+    # A real worker runs the cascade; the page, polling through htmx, follows it.
+    call_command("db_worker", batch=True, startup_delay=False, reload=False)
+    expect(page.locator("#request-state")).to_have_text("completed", timeout=15_000)
+    expect(page.locator("#steps tbody tr").first).to_contain_text("done")
+    expect(page.locator("#verification")).to_contain_text("no residue found")
+    expect(page.locator("#subject-id")).to_have_count(0)
+
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download signed receipt").click()
+    document = json.loads(download_info.value.path().read_text(encoding="utf-8"))
+    req = SubjectRequest.objects.get()
+    assert receipt_verify(document) == req.receipt_key_id
+    assert document["receipt"]["state"] == "completed"
+    assert not MemoryItem.objects.filter(data_subject_id=SUBJECT).exists()
+    assert MemoryItem.objects.count() == 1
+    assert Tombstone.objects.filter(workspace=req.workspace, lifted_at__isnull=True).count() == 1
+    assert SUBJECT not in page.content()
+    assert console_errors == []
