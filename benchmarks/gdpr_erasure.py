@@ -17,27 +17,17 @@ verification counts, tombstone, scrub and signed receipt), and prints the median
 
 from __future__ import annotations
 
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from typing import Any
 
-from support import ROOT, bench_database, database_url, record, setup_django
+from support import bench_database, record, served_project, setup_django
 
 setup_django()
 
 SUBJECT = "bench-subject-0001@example.com"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def seed(namespaces: list[Any], items: int) -> None:
@@ -115,23 +105,10 @@ def main() -> None:
         namespaces = [namespace_create(actor=system, resource=resource, slug=s)
                       for s in ("agent-a", "agent-b")]
         _, secret = admin_credential_mint(actor=system, workspace=workspace, name="bench")
-        port = free_port()
-        env = {**os.environ, "DATABASE_URL": database_url(db), "DEBUG": "true",
-               "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING"}
-        server = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(200):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/",  # noqa: S310
-                                           timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
+        with served_project(db) as base:
             remote = provider_config_create(
                 actor=system, workspace=workspace, slug="across-http", name="Across HTTP",
-                kind="http", url=f"http://127.0.0.1:{port}/oc-memory", credential=secret,
+                kind="http", url=f"{base}/oc-memory", credential=secret,
                 probed=True, request_deadline_ms=60_000)
             for layout, http_enabled in (("built-in only", False), ("http + built-in", True)):
                 provider_config_update(actor=system, config=remote, enabled=http_enabled)
@@ -142,9 +119,6 @@ def main() -> None:
                     assert sum(removed.values()) == items, removed
                     results[layout].append(elapsed)
                 print(f"{layout}: removed per step {removed}", file=sys.stderr)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     print(f"erasure cascade, {items:,} items of one subject in 2 namespaces, "
           f"median of {runs} runs")
     print(f"{'layout':<18}{'median s':>10}{'items/s':>10}")

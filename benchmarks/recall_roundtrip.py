@@ -10,26 +10,15 @@ Starts the site (``manage.py runserver``) on a free loopback port over a throwaw
 
 from __future__ import annotations
 
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 
-from support import ROOT, bench_database, database_url, setup_django
+from support import bench_database, served_project, setup_django
 
 setup_django()
 
 CALLS = 100
 WORDS = ["hosting", "billing", "refund", "escalation", "thermostat", "warranty", "invoice"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def timed(call) -> list[float]:  # type: ignore[no-untyped-def]
@@ -67,30 +56,14 @@ def main() -> None:
                            f"{WORDS[(n * 3) % len(WORDS)]} for customer {n}.", "replace",
                            operation_id=f"seed-{n}", scope=scope, deadline=10)
         _, secret = admin_credential_mint(actor=actor, workspace=workspace, name="bench")
-        port = free_port()
-        env = {**os.environ, "DATABASE_URL": database_url(db), "DEBUG": "true",
-               "ALLOWED_HOSTS": "127.0.0.1"}
-        server = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            for _ in range(200):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/",  # noqa: S310
-                                           timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.05)
+        with served_project(db) as base:
             remote = provider_config_create(
                 actor=actor, workspace=workspace, slug="self", name="Self over HTTP",
-                kind="http", url=f"http://127.0.0.1:{port}/oc-memory", credential=secret)
+                kind="http", url=f"{base}/oc-memory", credential=secret)
             client = provider_for(remote)
             client.recall("warm up", scope=scope, deadline=10)
             over_http = timed(lambda text: client.recall(text, scope=scope, deadline=10))
             direct = timed(lambda text: builtin.recall(text, scope=scope, deadline=10))
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     http_median, direct_median = statistics.median(over_http), statistics.median(direct)
     print(f"recall round trip, {CALLS} calls each, 200 facts in one namespace")
     print(f"{'path':<34}{'median ms':>10}{'p90 ms':>9}")

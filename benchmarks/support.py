@@ -76,3 +76,34 @@ def record(benchmark: str, name: str, value: float, unit: str) -> None:
     with open(path, "a", encoding="utf-8") as out:
         out.write(json.dumps({"benchmark": benchmark, "name": name, "value": value,
                               "unit": unit}) + "\n")
+
+
+@contextlib.contextmanager
+def served_project(db: dict[str, Any]) -> Iterator[str]:
+    """This project served by ``runserver`` on a free loopback port over database ``db``, for
+    as long as the block runs; yields its base URL once it answers."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    env = {**os.environ, "DATABASE_URL": database_url(db), "DEBUG": "true",
+           "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING"}
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(f"{base}/accounts/login/", timeout=1)  # noqa: S310
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -29,11 +29,6 @@ LIST_LIMIT = 200
 LIVE_STATES = frozenset({"approved", "running"})
 
 
-def _no_store(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "no-store"
-    return response
-
-
 def _workspace(request: AuthenticatedHttpRequest, slug: str) -> Any:
     return access.get_workspace(request.user, slug, "subject_requests")
 
@@ -52,9 +47,9 @@ def request_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
             workspace, state=data.get("state") or None, kind=data.get("kind") or None,
             overdue={"yes": True, "no": False}.get(data.get("overdue") or ""),
             q=data.get("q") or None)[:LIST_LIMIT])
-    return _no_store(render(request, "gdpr/list.html", ws_context(
+    return render(request, "gdpr/list.html", ws_context(
         request, workspace, tab="requests", form=form, rows=rows, limit=LIST_LIMIT),
-        status=status))
+        status=status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -72,9 +67,9 @@ def request_new(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Request created. Preview it, then submit it.")
             return redirect("gdpr:detail", workspace.slug, created.pk)
     status = 400 if request.method == "POST" else 200
-    return _no_store(render(request, "gdpr/new.html", ws_context(
+    return render(request, "gdpr/new.html", ws_context(
         request, workspace, tab="requests", form=form,
-        due_days=workspace.subject_request_due_days), status=status))
+        due_days=workspace.subject_request_due_days), status=status)
 
 
 def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any) -> dict[str, Any]:
@@ -106,7 +101,7 @@ def request_detail(request: AuthenticatedHttpRequest, slug: str, request_id: str
     workspace = _workspace(request, slug)
     row = selectors.request_with_steps(workspace, request_id)
     template = "gdpr/detail.html#live" if request.htmx else "gdpr/detail.html"
-    return _no_store(render(request, template, _detail_context(request, workspace, row)))
+    return render(request, template, _detail_context(request, workspace, row))
 
 
 #: action -> (service call, success message). Each service enforces its own rules.
@@ -151,6 +146,14 @@ def request_act(request: AuthenticatedHttpRequest, slug: str, request_id: str,
     return redirect("gdpr:detail", workspace.slug, row.pk)
 
 
+def _download_audited(request: AuthenticatedHttpRequest, workspace: Any, row: Any,
+                      what: str, **data: Any) -> None:
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
+                           action=f"subject_request.{what}_download",
+                           target_type="subject_request", target_id=row.pk, data=data)
+
+
 @require_GET
 @login_required
 def receipt_download(request: AuthenticatedHttpRequest, slug: str,
@@ -161,15 +164,11 @@ def receipt_download(request: AuthenticatedHttpRequest, slug: str,
         document = receipt_document(row)
     except ValueError:
         raise Http404("no receipt yet") from None
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="subject_request.receipt_download",
-                           target_type="subject_request", target_id=row.pk,
-                           data={"key_id": row.receipt_key_id})
+    _download_audited(request, workspace, row, "receipt", key_id=row.receipt_key_id)
     response = HttpResponse(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False),
                             content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="receipt-{row.pk}.json"'
-    return _no_store(response)
+    return response
 
 
 @require_GET
@@ -182,10 +181,6 @@ def access_download(request: AuthenticatedHttpRequest, slug: str,
         stream, name = access_file_open(row, request.user)
     except FileNotFoundError:
         raise Http404("the access file expired or was never made") from None
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="subject_request.access_download",
-                           target_type="subject_request", target_id=row.pk,
-                           data={"subject_hash": row.subject_hash})
-    return _no_store(FileResponse(stream, as_attachment=True, filename=name,
-                                  content_type="application/zip"))
+    _download_audited(request, workspace, row, "access", subject_hash=row.subject_hash)
+    return FileResponse(stream, as_attachment=True, filename=name,
+                        content_type="application/zip")

@@ -134,21 +134,20 @@ def quarantine_allow_remove(*, actor: Actor, allow: QuarantineAllow) -> None:
         allow.delete()
 
 
-def quarantine_rescan_start(*, actor: Actor, workspace: Workspace) -> Job:
-    """Rescan every item of the workspace's built-in stores with the current rules (a job)."""
+def _job_start(actor: Actor, workspace: Workspace, kind: str, action: str) -> Job:
     with transaction.atomic():
-        job = job_create(actor=actor, kind="quarantine_rescan",
-                         params={"workspace": str(workspace.pk)}, workspace=workspace)
-        audit_event_create(workspace=workspace, actor=actor, action="quarantine.rescan",
+        job = job_create(actor=actor, kind=kind, params={"workspace": str(workspace.pk)},
+                         workspace=workspace)
+        audit_event_create(workspace=workspace, actor=actor, action=action,
                            target_type="job", target_id=job.pk, data={})
     return job
+
+
+def quarantine_rescan_start(*, actor: Actor, workspace: Workspace) -> Job:
+    """Rescan every item of the workspace's built-in stores with the current rules (a job)."""
+    return _job_start(actor, workspace, "quarantine_rescan", "quarantine.rescan")
 
 
 def quarantine_remote_sync_start(*, actor: Actor, workspace: Workspace) -> Job:
     """Fetch the labels every remote provider of the workspace reports as quarantined."""
-    with transaction.atomic():
-        job = job_create(actor=actor, kind="quarantine_remote_sync",
-                         params={"workspace": str(workspace.pk)}, workspace=workspace)
-        audit_event_create(workspace=workspace, actor=actor, action="quarantine.remote_sync",
-                           target_type="job", target_id=job.pk, data={})
-    return job
+    return _job_start(actor, workspace, "quarantine_remote_sync", "quarantine.remote_sync")

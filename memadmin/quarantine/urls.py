@@ -11,8 +11,8 @@ Q = "w/<slug:slug>/quarantine/"
 urlpatterns = [
     path(Q, views.queue, name="queue"),
     path(Q + "decide/", views.decide, name="decide"),
-    path(Q + "rescan/", views.rescan, name="rescan"),
-    path(Q + "remote-sync/", views.remote_sync, name="remote_sync"),
+    path(Q + "rescan/", views.job_start, {"job": "rescan"}, name="rescan"),
+    path(Q + "remote-sync/", views.job_start, {"job": "remote_sync"}, name="remote_sync"),
     path(Q + "allowed/", views.allowed, name="allowed"),
     path(Q + "allowed/<int:pk>/remove/", views.allowed_remove, name="allowed_remove"),
 ]

@@ -35,11 +35,6 @@ from memadmin.workspaces.views import ws_context
 FILTER_FIELDS = ("state", "provider", "rule", "namespace")
 
 
-def _no_store(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "no-store"
-    return response
-
-
 def _filter_query(form: QueueFilterForm) -> str:
     if not form.is_bound or not form.is_valid():
         return ""
@@ -62,12 +57,12 @@ def _render_queue(request: AuthenticatedHttpRequest, workspace: Any, filter_form
     from memadmin.quarantine.scanner import RULES
 
     providers = ProviderConfig.objects.filter(workspace=workspace).order_by("slug")
-    return _no_store(render(request, template, ws_context(
+    return render(request, template, ws_context(
         request, workspace, tab="quarantine", page=page, error=error, form=filter_form,
         decision_form=decision_form, query=_filter_query(filter_form),
         providers=list(providers.values_list("slug", "name")),
         rules=sorted(RULES.values(), key=lambda r: r.id),
-        bulk_limit=BULK_LIMIT), status=status))
+        bulk_limit=BULK_LIMIT), status=status)
 
 
 @require_GET
@@ -123,20 +118,16 @@ def decide(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     return redirect(f"{url}?{query}" if query else url)
 
 
-@require_POST
-@login_required
-def rescan(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
-    workspace = access.get_workspace(request.user, slug, "review_quarantine")
-    job = quarantine_rescan_start(actor=Actor.of(request.user), workspace=workspace)
-    return redirect("jobs:detail", job.pk)
+#: The queue's background jobs: URL action -> the service that starts it.
+JOBS = {"rescan": quarantine_rescan_start, "remote_sync": quarantine_remote_sync_start}
 
 
 @require_POST
 @login_required
-def remote_sync(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+def job_start(request: AuthenticatedHttpRequest, slug: str, job: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "review_quarantine")
-    job = quarantine_remote_sync_start(actor=Actor.of(request.user), workspace=workspace)
-    return redirect("jobs:detail", job.pk)
+    started = JOBS[job](actor=Actor.of(request.user), workspace=workspace)
+    return redirect("jobs:detail", started.pk)
 
 
 @require_GET
@@ -145,8 +136,8 @@ def allowed(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "review_quarantine")
     rows = (QuarantineAllow.objects.filter(workspace=workspace).select_related("created_by")
             .order_by("-created_at")[:500])
-    return _no_store(render(request, "quarantine/allowed.html", ws_context(
-        request, workspace, tab="quarantine", rows=list(rows))))
+    return render(request, "quarantine/allowed.html", ws_context(
+        request, workspace, tab="quarantine", rows=list(rows)))
 
 
 @require_POST

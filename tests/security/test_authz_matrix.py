@@ -6,24 +6,6 @@ Adding a URL: one line in ``ROWS`` — its name, how to build its kwargs from th
 expected answers, e.g.::
 
     "quarantine:queue": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
-    "quarantine:decide": Row(WS, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302),
-                             data={"act": "keep:matching"}),
-    "quarantine:rescan": Row(WS, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
-    "quarantine:remote_sync": Row(WS, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
-    "quarantine:allowed": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
-    "quarantine:allowed_remove": Row(lambda w: {"slug": w.ws, "pk": w.allow},
-                                     get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
-
-    "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
-    "gdpr:new": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 400)),
-    "gdpr:detail": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
-    "gdpr:receipt": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
-    # No access file was made for this (denied) request.
-    "gdpr:access_download": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 404), post=NOT_ALLOWED),
-    "gdpr:act": Row(lambda w: {**SUBJECT_REQUEST(w), "action": "preview"}, get=NOT_ALLOWED,
-                    post=gate(COMPLIANCE, 302)),
-
-    "audit:list": Row(WS, get=gate(AUDIT, 200), post=NOT_ALLOWED),
 
 ``gate(roles, ok)`` answers ``ok`` for those roles (the superuser is in every set),
 403 for the other roles that may see the workspace, 404 for the stranger (mallory, no role),
