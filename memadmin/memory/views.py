@@ -3,6 +3,7 @@ agent tokens (owners mint them for the namespaces they own)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -397,26 +398,43 @@ def items_delete(request: AuthenticatedHttpRequest, slug: str, resource: str,
     return redirect("memory:items", workspace.slug, res.slug, ns.slug)
 
 
+def _export_error_status(error: c.ProviderError) -> int:
+    """A provider error at the start of a streamed export: the user's filter (400), a provider
+    that did not answer in time (504), or any other upstream failure (502)."""
+    if isinstance(error, c.InvalidRequest):
+        return 400
+    return 504 if isinstance(error, c.Timeout) else 502
+
+
 @require_GET
 @login_required
 def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
                  namespace: str) -> HttpResponse:
-    """The namespace (or a filter result) as JSON Lines, streamed in constant memory."""
+    """The namespace (or a filter result) as JSON Lines, streamed in constant memory.
+
+    The first page is fetched before the export is audited and before the response starts, so
+    a provider that fails or times out at once gets a clear error page (and no audit event)
+    instead of a broken 200 download."""
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
     form = forms.ItemFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse("invalid filters", status=400, content_type="text/plain")
     filters = form.filters()
+    provider = provider_for(res.provider)
+    deadline = selectors.deadline_of(res.provider)
+    try:
+        items = provider.export(filters, scope=namespace_scope(ns), deadline=deadline)
+        first = next(items, None)
+    except c.ProviderError as exc:
+        return _export_failed(request, workspace, res, ns, form, exc)
     with transaction.atomic():
         audit_event_create(workspace=workspace, actor=Actor.of(request.user),
                            action="memory.export", target_type="namespace", target_id=ns.pk,
                            data={"format": "jsonl", "filters": filters_for_audit(filters)})
-    provider = provider_for(res.provider)
-    deadline = selectors.deadline_of(res.provider)
 
     def lines() -> Iterator[bytes]:
         buffer = bytearray()
-        for item in provider.export(filters, scope=namespace_scope(ns), deadline=deadline):
+        for item in itertools.chain([first] if first is not None else [], items):
             if item.quarantine == "pending":
                 continue  # quarantined content leaves only through the review queue
             buffer += json.dumps(wire.item_to_wire(item), ensure_ascii=False).encode() + b"\n"
@@ -430,6 +448,18 @@ def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
     filename = f"{workspace.slug}-{res.slug}-{ns.slug}.jsonl"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return _no_store(response)
+
+
+def _export_failed(request: AuthenticatedHttpRequest, workspace: Any, res: Any, ns: Any,
+                   filter_form: forms.ItemFilterForm, error: c.ProviderError) -> HttpResponse:
+    """The namespace's export page, saying why the stream did not start (nothing was sent)."""
+    messages.error(request, "The export did not start (nothing was downloaded). "
+                            f"{_provider_error_text(error)}")
+    scope = {"kind": "namespace", "id": str(ns.pk), "label": f"{res.slug}/{ns.slug}"}
+    return _no_store(render(request, "memory/export.html", ws_context(
+        request, workspace, resource=res, namespace=ns, scope=scope, form=forms.ExportForm(),
+        namespaces=[ns], filter_fields=_filter_fields(filter_form),
+        query=filter_form.query_without_cursor()), status=_export_error_status(error)))
 
 
 @require_GET
