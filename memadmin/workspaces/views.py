@@ -23,7 +23,6 @@ from memadmin.workspaces import forms, selectors, services
 def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) -> dict[str, Any]:
     """What every workspace page's layout needs: the workspace and the user's capabilities."""
     from memadmin.providers.selectors import health_summary
-
     from memadmin.quarantine.selectors import pending_count
 
     can = access.capabilities(request.user, workspace)

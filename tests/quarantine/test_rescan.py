@@ -12,7 +12,6 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
-from memadmin.quarantine.scanner import RULESET_VERSION
 
 from memadmin.audit.models import AuditEvent
 from memadmin.jobs import runner
@@ -23,6 +22,7 @@ from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.services import provider_config_create
 from memadmin.quarantine.models import QuarantineEntry
+from memadmin.quarantine.scanner import RULESET_VERSION
 from memadmin.quarantine.services import quarantine_rescan_start
 from memadmin.workspaces.services import namespace_create, resource_create
 from tests.providers.fake_provider import FakeProvider
