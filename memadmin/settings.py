@@ -224,6 +224,7 @@ AXES_LOCKOUT_CALLABLE = "memadmin.lib.middleware.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "memadmin.lib.middleware.client_ip"
 AXES_USERNAME_CALLABLE = "memadmin.lib.middleware.login_username"
 AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False  # no banner on every process start
 # Reverse proxies in front of memadmin that append the client address to X-Forwarded-For
 # (0: use the connection's address). Set it to the exact number, or clients can forge their IP.
 MEMADMIN_PROXY_COUNT = envint("MEMADMIN_PROXY_COUNT", 0, minimum=0)

@@ -20,6 +20,10 @@ linear-time. ``scan(text)`` runs, cheapest first:
 4. Base64 and hex blocks (at most ``MAX_BLOCKS`` blocks, ``MAX_DECODED`` bytes each) that decode
    to mostly printable UTF-8 are rescanned; a match inside yields a ``PI-ENCODED-1`` span
    covering the whole block. A cheap pass first shows whether any such block can exist.
+5. ``PI-MODEL-1`` (``model.py``): a naive Bayes model over word and character n-grams of the
+   normalised text, fitted on the corpus's tune split only
+   (``benchmarks/train_scanner_model.py``, weights in ``model_weights.json``, whose sha256 is
+   part of the version), scored in windows; its spans are the matched words that weigh most.
 
 Every shortcut (index, gates, chunked folding, prefilters) has a plain reference path,
 ``_scan(text, gated=False)``; the tests check both give the same verdict over the corpus.
@@ -40,6 +44,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+from memadmin.quarantine import model as _pim
 
 __all__ = ["RULES", "RULESET_VERSION", "Rule", "Verdict", "rule", "ruleset_digest", "scan"]
 
@@ -1401,7 +1407,18 @@ _p(("gib", "zeig", "zeige", "nenne", "verrate", "wiederhole", "drucke", "offenba
               + _alt("表示", "出力", "教えて", "見せて"), word=False))),
 )
 
-_SPECS: tuple[_Spec, ...] = _CODE_SPECS + _REGEX_SPECS
+_MODEL = _pim.model()
+_MODEL_SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-MODEL-1", "statistical",
+          "A model trained on labelled injections scores this text as an injection; the marked "
+          "words weigh most.",
+          f"naive Bayes over binary features {_MODEL.config!r} of the normalised lower-cased "
+          f"text, weights x{_pim.SCALE} summed as integers, bias {_MODEL.bias}, flagged above "
+          f"{_MODEL.threshold} in any window of "
+          f"{_pim.WINDOW} characters (overlap {_pim.OVERLAP}); weights sha256 {_MODEL.digest}"),
+)
+
+_SPECS: tuple[_Spec, ...] = _CODE_SPECS + _REGEX_SPECS + _MODEL_SPECS
 
 RULES: dict[str, Rule] = {s.id: Rule(s.id, s.category, s.explanation) for s in _SPECS}
 
@@ -2100,6 +2117,21 @@ def _encoded_matches(norm: str, depth: int, fast: bool = True) -> Iterator[tuple
             yield start, end, "PI-ENCODED-1"
 
 
+def _model_spans(text: _Text) -> list[tuple[int, int]]:
+    """PI-MODEL-1: the strongest matched words of the first window the model flags (or, if
+    no single word weighs for it, the window), as spans of the normalised text."""
+    window = _MODEL.flagged_window(text.lower)
+    if window is None:
+        return []
+    spans = _MODEL.explain(text.lower, *window)
+    if not spans:
+        start, end = window
+        while start < end - 1 and text.lower[start].isspace():
+            start += 1
+        spans = [(start, end)]
+    return spans
+
+
 def _scan(text: str, *, gated: bool) -> Verdict:
     """``gated``: with every shortcut (anchor gates, chunked folding, prefilters); without,
     the plain reference the shortcuts must agree with (tests compare the two)."""
@@ -2111,6 +2143,8 @@ def _scan(text: str, *, gated: bool) -> Verdict:
         spans.add((*normalised.span(start, end), rule_id))
     for start, end, rule_id in _encoded_matches(normalised.norm, 0, gated):
         spans.add((*normalised.span(start, end), rule_id))
+    for start, end in _model_spans(normalised):
+        spans.add((*normalised.span(start, end), "PI-MODEL-1"))
     kept: dict[str, int] = {}
     ordered_spans = []
     for span in sorted(spans):

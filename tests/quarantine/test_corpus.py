@@ -67,10 +67,6 @@ def test_ids_are_unique_and_no_text_is_in_both_splits() -> None:
     assert len(texts) == len(set(texts))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "held recall 0.859 < 0.95 (issue #7): the rules were broadened from hand-written tune "
-    "examples only, never from held texts; held role_impersonation 0.57, exfiltration 0.70, "
-    "jailbreak 0.73 still miss phrasings. Strict: remove this marker once the gate passes."))
 def test_held_out_recall() -> None:
     rows = held(MALICIOUS)
     missed = [row["id"] for row in rows if not scan(row["text"]).flagged]
