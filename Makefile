@@ -35,7 +35,7 @@ help:
 	@echo "make test      ruff, then the whole test suite (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint      ruff check ."
 	@echo "make hostile-full  the hostile-input suite over its whole cross product (minutes)"
-	@echo "make bench     run benchmarks/run_all.py"
+	@echo "make bench     run every benchmark, write docs/benchmarks.md"
 	@echo "make stop-db   stop the embedded PostgreSQL (var/pgdata)"
 	@echo "make clean     stop the embedded PostgreSQL, remove .venv and caches (keeps var/)"
 
@@ -79,12 +79,9 @@ hostile-full: venv
 	MEMADMIN_HOSTILE_FULL=1 DEBUG=true $(PY) -m pytest -ra $(PYTEST_ARGS) \
 	    tests/security/test_hostile_input.py
 
+# Every benchmark, then docs/benchmarks.md (DATABASE_URL, or the embedded PostgreSQL).
 bench: venv
-	@if [ -f benchmarks/run_all.py ]; then \
-	    $(PY) benchmarks/run_all.py; \
-	else \
-	    echo "No benchmarks yet (benchmarks/run_all.py does not exist)."; \
-	fi
+	DEBUG=$${DEBUG:-true} $(PY) benchmarks/run_all.py
 
 stop-db:
 	@if [ -x $(PY) ]; then \

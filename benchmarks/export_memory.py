@@ -126,6 +126,13 @@ def main(argv: list[str]) -> None:
     small, large = results
     print(f"ratio of peaks ({large['count']:,} / {small['count']:,}): "
           f"{large['peak_kb'] / small['peak_kb']:.2f}")
+    from support import record
+
+    for r in results:
+        record("export_memory", f"peak RSS exporting {r['count']:,} items",
+               round(r["peak_kb"] / 1024, 1), "MB")
+    record("export_memory", "ratio of peaks", round(large["peak_kb"] / small["peak_kb"], 2),
+           "ratio")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from support import bench_database, served_project, setup_django
+from support import bench_database, record, served_project, setup_django
 
 setup_django()
 
@@ -72,6 +72,10 @@ def main() -> None:
         p90 = statistics.quantiles(times, n=10)[-1]
         print(f"{label:<34}{statistics.median(times):>10.1f}{p90:>9.1f}")
     print(f"ratio (HTTP / direct): {http_median / direct_median:.1f}")
+    record("recall_roundtrip", "recall through the HTTP client and endpoint",
+           round(http_median, 1), "ms (median)")
+    record("recall_roundtrip", "recall on the built-in provider directly",
+           round(direct_median, 1), "ms (median)")
 
 
 if __name__ == "__main__":
