@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.core.servers.basehttp import ThreadedWSGIServer
-from django.test.testcases import LiveServerThread
 
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
@@ -27,9 +25,8 @@ from memadmin.lib.audit import Actor
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
 from memadmin.providers.services import provider_config_create
-from memadmin.workspaces.services import admin_credential_mint
 from tests.gdpr.unsupported_provider import ProtocolServer
-from tests.providers.conftest import _NoDelayWSGIServer
+from tests.providers.conftest import self_over_http
 
 SYSTEM = Actor.system("test")
 SUBJECT = "subject-7f3a9c@example.com"
@@ -83,18 +80,7 @@ def carol(users, workspace):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def http_config(request: pytest.FixtureRequest, workspace):  # type: ignore[no-untyped-def]
-    from memadmin.providers.http import clear_capabilities_cache
-
-    if LiveServerThread.server_class is ThreadedWSGIServer:
-        LiveServerThread.server_class = _NoDelayWSGIServer
-    live_server = request.getfixturevalue("live_server")
-    _, secret = admin_credential_mint(actor=SYSTEM, workspace=workspace, name="gdpr tests")
-    config = provider_config_create(actor=SYSTEM, workspace=workspace, slug="across-http",
-                                    name="Across HTTP", kind="http",
-                                    url=live_server.url + "/oc-memory", credential=secret,
-                                    probed=True)
-    clear_capabilities_cache()
-    return config
+    return self_over_http(request, workspace, slug="across-http", name="Across HTTP")
 
 
 @pytest.fixture

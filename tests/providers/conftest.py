@@ -20,6 +20,7 @@ from memadmin.gdpr.models import Tombstone
 from memadmin.lib.audit import Actor
 from memadmin.lib.keys import subject_hash
 from memadmin.providers import contract as c
+from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for
 from memadmin.providers.services import provider_config_create
 from memadmin.workspaces.models import Namespace, Workspace
@@ -43,6 +44,24 @@ class _NoDelayWSGIServer(ThreadedWSGIServer):
         return sock, address
 
 
+def self_over_http(request: pytest.FixtureRequest, workspace: Workspace, *, slug: str,
+                   name: str) -> ProviderConfig:
+    """An ``http`` provider config of ``workspace`` talking to this project's own endpoint,
+    served by ``live_server`` over the same database, with an admin credential of it."""
+    from memadmin.providers.http import clear_capabilities_cache
+
+    if LiveServerThread.server_class is ThreadedWSGIServer:
+        LiveServerThread.server_class = _NoDelayWSGIServer  # before the session's server
+    live_server = request.getfixturevalue("live_server")
+    actor = Actor.system("test")
+    _, secret = admin_credential_mint(actor=actor, workspace=workspace, name=f"{slug} tests")
+    config = provider_config_create(actor=actor, workspace=workspace, slug=slug, name=name,
+                                    kind="http", url=live_server.url + "/oc-memory",
+                                    credential=secret, probed=True)
+    clear_capabilities_cache()
+    return config
+
+
 @pytest.fixture(params=[pytest.param(kind, marks=KIND_MARKS.get(kind, []))
                         for kind in PROVIDER_KINDS])
 def provider_kind(request: pytest.FixtureRequest) -> str:
@@ -56,19 +75,7 @@ def provider(request: pytest.FixtureRequest, provider_kind: str, workspace: Work
     if provider_kind == "local":
         return provider_for(local_config)
     if provider_kind == "http":
-        from memadmin.providers.http import clear_capabilities_cache
-
-        if LiveServerThread.server_class is ThreadedWSGIServer:
-            LiveServerThread.server_class = _NoDelayWSGIServer  # before the session's server
-        live_server = request.getfixturevalue("live_server")
-        actor = Actor.system("test")
-        _, secret = admin_credential_mint(actor=actor, workspace=workspace, name="parity")
-        config = provider_config_create(actor=actor, workspace=workspace, slug="remote",
-                                        name="Remote", kind="http",
-                                        url=live_server.url + "/oc-memory", credential=secret,
-                                        probed=True)
-        clear_capabilities_cache()
-        return provider_for(config)
+        return provider_for(self_over_http(request, workspace, slug="remote", name="Remote"))
     raise AssertionError(f"no parity fixture for kind {provider_kind}")
 
 
