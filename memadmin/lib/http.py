@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.http import HttpRequest
 
@@ -17,3 +17,10 @@ class HtmxHttpRequest(HttpRequest):
 
 class AuthenticatedHttpRequest(HtmxHttpRequest):
     user: User
+
+
+def posted(request: HttpRequest) -> Any:
+    """The form data to bind: ``request.POST`` for a POST (even an empty one, so its errors
+    show), None for a GET (an unbound form). ``request.POST or None`` would treat an empty POST
+    as a GET."""
+    return request.POST if request.method == "POST" else None

@@ -26,7 +26,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from memadmin.jobs.models import Job
 from memadmin.lib import access
 from memadmin.lib.audit import Actor, audit_event_create
-from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.memory import exports, forms, imports, selectors
 from memadmin.memory.forms import AgentTokenForm
 from memadmin.memory.models import AgentToken
@@ -232,7 +232,7 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
         raise Http404("not found") from None
     if detail.item.quarantine == "pending":
         raise PermissionDenied("quarantined items are reviewed in the quarantine queue")
-    form = forms.ItemEditForm(request.POST or None, initial={
+    form = forms.ItemEditForm(posted(request), initial={
         "content": detail.item.content, "expected_revision": detail.item.revision})
     conflict = None
     status = 200
@@ -588,7 +588,7 @@ def export_start(request: AuthenticatedHttpRequest, slug: str, resource: str | N
     scope, namespaces, res, ns = _export_target(request, workspace, resource, namespace)
     data = request.POST if request.method == "POST" else request.GET
     filter_form = forms.ItemFilterForm(data if ns is not None else {})
-    form = forms.ExportForm(request.POST or None)
+    form = forms.ExportForm(posted(request))
     status = 200
     if not filter_form.is_valid():
         status = 400
@@ -679,7 +679,7 @@ def import_upload(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
 def _import_upload(request: AuthenticatedHttpRequest, workspace: Any, namespaces: Any,
                    cap: _UploadCap) -> HttpResponse:
     initial = {"namespace": request.GET.get("namespace")} if request.method == "GET" else None
-    form = forms.ImportForm(request.POST or None, request.FILES or None,
+    form = forms.ImportForm(posted(request), request.FILES if request.method == "POST" else None,
                             namespaces=namespaces, initial=initial)
     error, status = None, 200
     if request.method == "POST":

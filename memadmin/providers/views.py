@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memadmin.lib import access
 from memadmin.lib.audit import Actor, audit_event_create
-from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.lib.keys import secret_digest
 from memadmin.providers import health, selectors, services
 from memadmin.providers.forms import ProviderForm
@@ -46,7 +46,7 @@ def provider_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
 @login_required
 def provider_create(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_providers")
-    form = ProviderForm(request.POST or None)
+    form = ProviderForm(posted(request))
     if request.method == "POST" and form.is_valid():
         data = form.changes()
         data.setdefault("credential", "")
@@ -71,7 +71,7 @@ def provider_create(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
 def provider_edit(request: AuthenticatedHttpRequest, slug: str, provider: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_providers")
     config = _get_provider(workspace, provider)
-    form = ProviderForm(request.POST or None, instance=config)
+    form = ProviderForm(posted(request), instance=config)
     if request.method == "POST" and form.is_valid():
         changes = form.changes()
         config.refresh_from_db()

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.jobs.services import job_create
 from memadmin.lib import access
 from memadmin.lib.audit import Actor
-from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.workspaces import forms, selectors, services
 
 
@@ -94,7 +94,7 @@ def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any,
 @login_required
 def workspace_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
-    form = forms.WorkspaceSettingsForm(request.POST or None, instance=workspace)
+    form = forms.WorkspaceSettingsForm(posted(request), instance=workspace)
     if request.method == "POST":
         if not form.is_valid():
             return _settings_page(request, workspace, form, status=400)
@@ -289,7 +289,7 @@ def resource_detail(request: AuthenticatedHttpRequest, slug: str, resource: str)
 @login_required
 def resource_create(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
-    form = forms.ResourceForm(request.POST or None, workspace=workspace)
+    form = forms.ResourceForm(posted(request), workspace=workspace)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         created = _apply(form, lambda: services.resource_create(
@@ -307,7 +307,7 @@ def resource_create(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
 def resource_edit(request: AuthenticatedHttpRequest, slug: str, resource: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
     obj = access.get_resource(request.user, workspace, resource)
-    form = forms.ResourceEditForm(request.POST or None, instance=obj)
+    form = forms.ResourceEditForm(posted(request), instance=obj)
     if request.method == "POST" and form.is_valid():
         changes = {f: form.cleaned_data[f] for f in form.changed_data}
         obj.refresh_from_db()
@@ -342,7 +342,7 @@ def resource_delete(request: AuthenticatedHttpRequest, slug: str, resource: str)
 def namespace_create(request: AuthenticatedHttpRequest, slug: str, resource: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
     obj = access.get_resource(request.user, workspace, resource)
-    form = forms.NamespaceForm(request.POST or None)
+    form = forms.NamespaceForm(posted(request))
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         key = data.pop("partition_key") or None
@@ -382,7 +382,7 @@ def namespace_edit(request: AuthenticatedHttpRequest, slug: str, resource: str,
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
     res = access.get_resource(request.user, workspace, resource)
     ns = access.get_namespace(request.user, res, namespace)
-    form = forms.NamespaceEditForm(request.POST or None, instance=ns)
+    form = forms.NamespaceEditForm(posted(request), instance=ns)
     if request.method == "POST" and form.is_valid():
         changes = {f: form.cleaned_data[f] for f in form.changed_data}
         ns.refresh_from_db()
