@@ -434,13 +434,22 @@ def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
 
     def lines() -> Iterator[bytes]:
         buffer = bytearray()
-        for item in itertools.chain([first] if first is not None else [], items):
-            if item.quarantine == "pending":
-                continue  # quarantined content leaves only through the review queue
-            buffer += json.dumps(wire.item_to_wire(item), ensure_ascii=False).encode() + b"\n"
-            if len(buffer) >= 64 * 1024:
-                yield bytes(buffer)
-                buffer.clear()
+        try:
+            for item in itertools.chain([first] if first is not None else [], items):
+                if item.quarantine == "pending":
+                    continue  # quarantined content leaves only through the review queue
+                buffer += json.dumps(wire.item_to_wire(item),
+                                     ensure_ascii=False).encode() + b"\n"
+                if len(buffer) >= 64 * 1024:
+                    yield bytes(buffer)
+                    buffer.clear()
+        except c.ProviderError as exc:
+            # The status (200) is already sent: say so in the file's last line (an import
+            # refuses it), then fail the stream so the transfer is also seen as incomplete.
+            buffer += json.dumps({"error": {"code": exc.code, "message": exc.message},
+                                  "complete": False}).encode() + b"\n"
+            yield bytes(buffer)
+            raise
         if buffer:
             yield bytes(buffer)
 

@@ -153,7 +153,7 @@ def test_an_empty_export_is_still_an_audited_200(client_for, remote, store) -> N
     assert exports() == 1
 
 
-def test_an_error_after_the_first_page_breaks_the_stream_instead_of_ending_it(  # type: ignore[no-untyped-def]
+def test_an_error_after_the_first_page_ends_the_file_with_an_error_line_and_breaks_it(  # type: ignore[no-untyped-def]
         client_for, remote, store) -> None:
     # Once the download has started its status cannot change: the stream must fail (the
     # server drops the connection, the client sees an incomplete transfer), never end as if
@@ -168,5 +168,12 @@ def test_an_error_after_the_first_page_breaks_the_stream_instead_of_ending_it(  
     assert response.status_code == 200
     assert exports() == 1  # the export did start
 
+    received = []
     with pytest.raises(c.Unavailable):
-        b"".join(response.streaming_content)
+        for chunk in response.streaming_content:
+            received.append(chunk)
+    lines = b"".join(received).decode().splitlines()
+    assert len(lines) == 2 and "first" in lines[0]
+    # The last line says the file is incomplete, for a client that missed the broken transfer.
+    assert json.loads(lines[-1]) == {"error": {"code": "unavailable", "message": "gone"},
+                                     "complete": False}
