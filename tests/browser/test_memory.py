@@ -45,6 +45,8 @@ def test_an_owner_edits_through_a_conflict_then_freezes_and_deletes(
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_role("alert")).to_contain_text("while you were editing")
     expect(page.locator("#their-version")).to_have_text("We use the enterprise tier.")
+    # The facts above the editor follow: the item is now at revision 2.
+    expect(page.locator("#item-revision")).to_contain_text("2 · ")
     page.get_by_role("textbox").first.fill("We use the enterprise tier (paid).")
     page.get_by_role("button", name="Save").click()
     expect(page.locator("#item-content")).to_have_text("We use the enterprise tier (paid).")
