@@ -46,6 +46,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "manage_members": frozenset({"admin"}),
     "manage_workspace": frozenset({"admin"}),
 }
+#: Workspace roles that own every namespace of the workspace (an admin has all owner powers).
+OWNING_ROLES = frozenset({"owner", "admin"})
 #: Capabilities an owner has in the namespaces they own.
 OWNER_CAPABILITIES = frozenset({"view", "view_content", "edit_memory"})
 
@@ -81,7 +83,7 @@ def _owned_namespace_filter(user: User) -> Q:
 def owns_namespace(user: User, namespace: Namespace) -> bool:
     if not user.is_authenticated or not user.is_active:
         return False
-    if user.is_superuser or "owner" in workspace_roles(user, namespace.resource.workspace):
+    if user.is_superuser or OWNING_ROLES & workspace_roles(user, namespace.resource.workspace):
         return True
     return Namespace.objects.filter(_owned_namespace_filter(user), pk=namespace.pk).exists()
 
@@ -130,7 +132,7 @@ def owned_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:
     base = Namespace.objects.filter(resource__workspace=workspace)
     if not user.is_authenticated or not user.is_active:
         return base.none()
-    if user.is_superuser or "owner" in workspace_roles(user, workspace):
+    if user.is_superuser or OWNING_ROLES & workspace_roles(user, workspace):
         return base
     return base.filter(_owned_namespace_filter(user))
 

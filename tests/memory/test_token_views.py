@@ -67,3 +67,11 @@ def test_minting_rejects_get_and_bad_input(client_for, namespace) -> None:
                          {"name": "x" * 10_000, "access": "root", "namespaces": ["nope"]})
     assert response.status_code == 400
     assert not AgentToken.objects.exists()
+
+
+def test_a_workspace_admin_mints_for_any_namespace(client_for, namespace,
+                                                   other_namespace) -> None:
+    # Admins have every owner power (README "Roles"), without holding the owner role.
+    response = mint(client_for("ada"), [namespace, other_namespace])
+    assert response.status_code == 200
+    assert set(AgentToken.objects.get().namespaces.all()) == {namespace, other_namespace}

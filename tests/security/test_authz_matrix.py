@@ -207,7 +207,7 @@ ROWS: dict[str, Row] = {
 
     "memory:tokens": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     # Tokens are minted by owners for namespaces they own; an admin is no owner (403).
-    "memory:token_mint": Row(WS, get=NOT_ALLOWED, post=gate(EDIT_NS - {"ada"}, 400)),
+    "memory:token_mint": Row(WS, get=NOT_ALLOWED, post=gate(EDIT_NS, 400)),
     "memory:token_revoke": Row(lambda w: {"slug": w.ws, "token_id": w.token},
                                get=NOT_ALLOWED, post=gate(EDIT_NS, 302, denied=404)),
     "memory:search": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
