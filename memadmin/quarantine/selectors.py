@@ -115,9 +115,10 @@ def _rule(rule_id: str) -> Any:
 
 
 def queue_page(workspace: Workspace, filters: QueueFilters, cursor: str | None,
-               limit: int = PAGE_SIZE) -> QueuePage:
+               limit: int | None = None) -> QueuePage:
     """One page, newest first. Content is shown only for open local entries whose stored
     verdict matches the item's current bytes (spans index into exactly that text)."""
+    limit = limit or PAGE_SIZE
     qs = entries(workspace, filters).select_related(
         "item", "namespace__resource", "provider", "reviewer")
     position = decode_cursor(cursor) if cursor else None

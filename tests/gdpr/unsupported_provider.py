@@ -16,37 +16,13 @@ Every request body is recorded (``operations`` lists what was asked, in order).
 from __future__ import annotations
 
 import datetime as dt
-import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.providers.fake_provider import FakeProvider
 
 OPERATIONS = ["capabilities", "count", "delete", "export", "forget", "freeze", "get", "health",
               "list", "quarantine", "recall", "retain", "update"]
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib's name
-        return  # quiet: the tests read ``operations`` instead
-
-    def do_POST(self) -> None:  # noqa: N802 - stdlib's name
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        status, answer = self.server.owner.answer(body)
-        raw = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(raw)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: ProtocolServer
 
 
 def _error(status: int, code: str, message: str) -> tuple[int, dict[str, Any]]:
@@ -54,6 +30,9 @@ def _error(status: int, code: str, message: str) -> tuple[int, dict[str, Any]]:
 
 
 class ProtocolServer:
+    """The protocol's side on a scripted ``FakeProvider`` (the loopback server every fault
+    test uses)."""
+
     def __init__(self) -> None:
         self.mode = "unsupported"
         self.items = 0
@@ -61,25 +40,23 @@ class ProtocolServer:
         self.fail = 0
         self.bodies: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.owner = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        name="protocol-fake")
+        self._server: FakeProvider | None = None
 
     @classmethod
     def start(cls) -> ProtocolServer:
         server = cls()
-        server._thread.start()
+        server._server = FakeProvider.start()
+        server._server.scripted(server.answer)
         return server
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        if self._server is not None:
+            self._server.stop()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/oc-memory"
+        assert self._server is not None
+        return self._server.url
 
     @property
     def operations(self) -> list[str]:
@@ -96,7 +73,8 @@ class ProtocolServer:
 
     # -- the protocol ------------------------------------------------------------------------
 
-    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def answer(self, body: Any) -> tuple[int, dict[str, Any]]:
+        body = body if isinstance(body, dict) else {}
         with self._lock:
             self.bodies.append(body)
             operation = body.get("operation")
