@@ -126,7 +126,6 @@ def audit_export(request: AuthenticatedHttpRequest, slug: str, fmt: str) -> Http
     events = selectors.audit_export_rows(workspace=workspace, filters=filters)
     response = StreamingHttpResponse(_buffered(lines(events)), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{workspace.slug}-audit.{fmt}"'
-    response["Cache-Control"] = "no-store"
     return response
 
 

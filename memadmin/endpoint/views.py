@@ -65,7 +65,7 @@ def _read_body(request: HttpRequest) -> object:
 
 
 class _DuplicateKey(Exception):
-    pass
+    """A JSON object named the same key twice (the key is the argument)."""
 
 
 def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:

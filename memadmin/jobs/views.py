@@ -37,9 +37,7 @@ def job_detail(request: AuthenticatedHttpRequest, job_id: UUID) -> HttpResponse:
     template = "jobs/detail.html"
     if request.htmx:
         template += "#progress"
-    response = render(request, template, {"job": job, "now": timezone.now()})
-    response["Cache-Control"] = "no-store"
-    return response
+    return render(request, template, {"job": job, "now": timezone.now()})
 
 
 @require_POST

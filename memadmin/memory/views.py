@@ -65,12 +65,10 @@ def _page(request: AuthenticatedHttpRequest, workspace, form, *, secret: str | N
           status: int = 200) -> HttpResponse:
     tokens = (_manageable_tokens(request.user, workspace)
               .prefetch_related("namespaces__resource").order_by("-created_at"))
-    response = render(request, "memory/tokens.html", ws_context(
+    return render(request, "memory/tokens.html", ws_context(
         request, workspace, tokens=list(tokens), form=form, secret=secret, tab="tokens",
         can_mint=access.owned_namespaces(request.user, workspace).exists()),
         status=status)
-    response["Cache-Control"] = "no-store"
-    return response
 
 
 @require_GET
@@ -138,11 +136,6 @@ def _provider_error_text(error: c.ProviderError) -> str:
     return error.message
 
 
-def _no_store(response: HttpResponse) -> HttpResponse:
-    response["Cache-Control"] = "no-store"
-    return response
-
-
 def _whole(value: str) -> int | None:
     """A whole number written in ASCII digits, or None. (``str.isdigit`` also takes "²" and
     5,000-digit strings, on which ``int()`` raises: a 500.)"""
@@ -172,12 +165,12 @@ def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
             error, status = _provider_error_text(exc), 400 if isinstance(
                 exc, c.InvalidRequest) else 503
     template = "memory/items.html#rows" if request.htmx and page else "memory/items.html"
-    return _no_store(render(request, template, ws_context(
+    return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, form=form, page=page, error=error,
         row=ws_selectors.namespace_row(user=request.user, namespace=ns),
         freezes=selectors.active_freezes(res, ns),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
-        query=form.query_without_cursor()), status=status))
+        query=form.query_without_cursor()), status=status)
 
 
 def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any, ns: Any,
@@ -213,8 +206,8 @@ def item_detail(request: AuthenticatedHttpRequest, slug: str, resource: str, nam
     except c.ProviderError as exc:
         messages.error(request, _provider_error_text(exc))
         return redirect("memory:items", workspace.slug, res.slug, ns.slug)
-    return _no_store(render(request, "memory/item.html",
-                            _detail_context(request, workspace, res, ns, detail)))
+    return render(request, "memory/item.html",
+                            _detail_context(request, workspace, res, ns, detail))
 
 
 @require_http_methods(["GET", "POST"])
@@ -262,9 +255,9 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
         else:
             status = 400
     template = "memory/edit.html#editor" if request.htmx else "memory/edit.html"
-    return _no_store(render(request, template, ws_context(
+    return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, item=detail.item, form=form,
-        conflict=conflict, limit=res.item_max_bytes), status=status))
+        conflict=conflict, limit=res.item_max_bytes), status=status)
 
 
 @require_POST
@@ -386,8 +379,8 @@ def items_delete(request: AuthenticatedHttpRequest, slug: str, resource: str,
         messages.error(request, "Select the items to delete first.")
         return redirect("memory:items", workspace.slug, res.slug, ns.slug)
     if request.POST.get("confirm") != "yes":
-        return _no_store(render(request, "memory/delete_confirm.html", ws_context(
-            request, workspace, resource=res, namespace=ns, ids=ids, count=len(ids))))
+        return render(request, "memory/delete_confirm.html", ws_context(
+            request, workspace, resource=res, namespace=ns, ids=ids, count=len(ids)))
     try:
         result = memory_items_delete(actor=Actor.of(request.user), namespace=ns, ids=ids)
     except c.ProviderError as exc:
@@ -456,7 +449,7 @@ def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
     response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")
     filename = f"{workspace.slug}-{res.slug}-{ns.slug}.jsonl"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return _no_store(response)
+    return response
 
 
 def _export_failed(request: AuthenticatedHttpRequest, workspace: Any, res: Any, ns: Any,
@@ -465,10 +458,10 @@ def _export_failed(request: AuthenticatedHttpRequest, workspace: Any, res: Any, 
     messages.error(request, "The export did not start (nothing was downloaded). "
                             f"{_provider_error_text(error)}")
     scope = {"kind": "namespace", "id": str(ns.pk), "label": f"{res.slug}/{ns.slug}"}
-    return _no_store(render(request, "memory/export.html", ws_context(
+    return render(request, "memory/export.html", ws_context(
         request, workspace, resource=res, namespace=ns, scope=scope, form=forms.ExportForm(),
         namespaces=[ns], filter_fields=_filter_fields(filter_form),
-        query=filter_form.query_without_cursor()), status=_export_error_status(error)))
+        query=filter_form.query_without_cursor()), status=_export_error_status(error))
 
 
 @require_GET
@@ -489,10 +482,10 @@ def recall_preview(request: AuthenticatedHttpRequest, slug: str, resource: str,
                 scope=namespace_scope(ns), deadline=selectors.deadline_of(res.provider))
         except c.ProviderError as exc:
             error = _provider_error_text(exc)
-    return _no_store(render(request, "memory/recall.html", ws_context(
+    return render(request, "memory/recall.html", ws_context(
         request, workspace, resource=res, namespace=ns, form=form, result=result, error=error,
         cap=cap, text_bytes=len(result.text.encode()) if result else 0),
-        status=400 if form.errors else 200))
+        status=400 if form.errors else 200)
 
 
 @require_GET
@@ -511,9 +504,9 @@ def search(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     for group in results or []:
         rows.append((group, [(item, selectors.namespace_of(item, namespaces))
                              for item in group.items]))
-    return _no_store(render(request, "memory/search.html", ws_context(
+    return render(request, "memory/search.html", ws_context(
         request, workspace, form=form, groups=rows, searched=results is not None,
-        tab="search"), status=400 if form.errors else 200))
+        tab="search"), status=400 if form.errors else 200)
 
 
 # -- filter-wide delete, export and import ("data owners") --------------------------------------
@@ -534,7 +527,7 @@ def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
     filter_form = forms.ItemFilterForm(request.POST)
     if not filter_form.is_valid():
-        return _no_store(HttpResponse("invalid filters", status=400, content_type="text/plain"))
+        return HttpResponse("invalid filters", status=400, content_type="text/plain")
     filters = filter_form.filters()
     try:
         count = provider_for(res.provider).count(filters, scope=namespace_scope(ns),
@@ -561,10 +554,10 @@ def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource
                                            filters=filters, exclude_ids=form.exclude_ids(),
                                            count=count)
             return redirect("jobs:detail", job.pk)
-    return _no_store(render(request, "memory/delete_matching.html", ws_context(
+    return render(request, "memory/delete_matching.html", ws_context(
         request, workspace, resource=res, namespace=ns, form=form, count=count,
         notice=notice, filter_fields=_filter_fields(filter_form),
-        described=filters_for_audit(filters) or {}), status=status))
+        described=filters_for_audit(filters) or {}), status=status)
 
 
 def _export_target(request: AuthenticatedHttpRequest, workspace: Any, resource: str | None,
@@ -609,10 +602,10 @@ def export_start(request: AuthenticatedHttpRequest, slug: str, resource: str | N
                 fmt=form.cleaned_data["format"])
             return redirect("jobs:detail", job.pk)
         status = 400
-    return _no_store(render(request, "memory/export.html", ws_context(
+    return render(request, "memory/export.html", ws_context(
         request, workspace, resource=res, namespace=ns, scope=scope, form=form,
         namespaces=namespaces, filter_fields=_filter_fields(filter_form),
-        query=filter_form.query_without_cursor()), status=status))
+        query=filter_form.query_without_cursor()), status=status)
 
 
 @require_GET
@@ -632,7 +625,6 @@ def export_download(request: AuthenticatedHttpRequest, slug: str, job_id: UUID) 
     extension = job.result_file.rsplit(".", 1)[-1]
     response = FileResponse(default_storage.open(job.result_file, "rb"), as_attachment=True,
                             filename=f"{workspace.slug}-export-{job.pk}.{extension}")
-    response["Cache-Control"] = "no-store"
     return response
 
 
@@ -677,9 +669,9 @@ def import_upload(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         length = _whole(request.META.get("CONTENT_LENGTH") or "0")
         if length is None or length > imports.MAX_UPLOAD_BYTES + 64 * 1024:
-            return _no_store(render(request, "memory/import.html", ws_context(
+            return render(request, "memory/import.html", ws_context(
                 request, workspace, form=forms.ImportForm(namespaces=namespaces),
-                error="The file is larger than 50 MB.", tab="import"), status=413))
+                error="The file is larger than 50 MB.", tab="import"), status=413)
         request.upload_handlers.insert(0, cap)
     return _import_upload(request, workspace, namespaces, cap)
 
@@ -711,11 +703,11 @@ def _import_upload(request: AuthenticatedHttpRequest, workspace: Any, namespaces
                 name = imports.upload_store(upload)
                 token = imports.upload_token(name=name, namespace=ns, user=request.user,
                                              total=plan.total)
-                return _no_store(render(request, "memory/import_plan.html", ws_context(
+                return render(request, "memory/import_plan.html", ws_context(
                     request, workspace, namespace=ns, resource=ns.resource, plan=plan,
-                    token=token, tab="import")))
-    return _no_store(render(request, "memory/import.html", ws_context(
-        request, workspace, form=form, error=error, tab="import"), status=status))
+                    token=token, tab="import"))
+    return render(request, "memory/import.html", ws_context(
+        request, workspace, form=form, error=error, tab="import"), status=status)
 
 
 @require_POST

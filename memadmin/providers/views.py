@@ -131,10 +131,7 @@ def health_page(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug)
     panel = selectors.health_panel(workspace)
     template = "providers/health.html#panel" if request.htmx else "providers/health.html"
-    response = render(request, template, ws_context(request, workspace, panel=panel,
-                                                    tab="health"))
-    response["Cache-Control"] = "no-store"
-    return response
+    return render(request, template, ws_context(request, workspace, panel=panel, tab="health"))
 
 
 @require_POST
@@ -184,9 +181,7 @@ def _health_json(workspace: Any) -> dict[str, Any]:
 @login_required
 def health_json(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug)
-    response = JsonResponse(_health_json(workspace))
-    response["Cache-Control"] = "no-store"
-    return response
+    return JsonResponse(_health_json(workspace))
 
 
 def _label(value: str) -> str:

@@ -134,20 +134,17 @@ def quarantine_allow_remove(*, actor: Actor, allow: QuarantineAllow) -> None:
         allow.delete()
 
 
-def _job_start(actor: Actor, workspace: Workspace, kind: str, action: str) -> Job:
-    with transaction.atomic():
-        job = job_create(actor=actor, kind=kind, params={"workspace": str(workspace.pk)},
-                         workspace=workspace)
-        audit_event_create(workspace=workspace, actor=actor, action=action,
-                           target_type="job", target_id=job.pk, data={})
-    return job
+def _job_start(actor: Actor, workspace: Workspace, kind: str) -> Job:
+    # job_create audits the start ("job.start" with the kind) in the same transaction.
+    return job_create(actor=actor, kind=kind, params={"workspace": str(workspace.pk)},
+                      workspace=workspace)
 
 
 def quarantine_rescan_start(*, actor: Actor, workspace: Workspace) -> Job:
     """Rescan every item of the workspace's built-in stores with the current rules (a job)."""
-    return _job_start(actor, workspace, "quarantine_rescan", "quarantine.rescan")
+    return _job_start(actor, workspace, "quarantine_rescan")
 
 
 def quarantine_remote_sync_start(*, actor: Actor, workspace: Workspace) -> Job:
     """Fetch the labels every remote provider of the workspace reports as quarantined."""
-    return _job_start(actor, workspace, "quarantine_remote_sync", "quarantine.remote_sync")
+    return _job_start(actor, workspace, "quarantine_remote_sync")

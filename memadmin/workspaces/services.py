@@ -122,15 +122,8 @@ def role_grant(*, actor: Actor, workspace: Workspace, user: Any, role: str,
 
     if namespace is not None and namespace.resource.workspace_id != workspace.pk:
         raise ValidationError("the namespace belongs to another workspace")
-    target: Workspace | Namespace = namespace or workspace
-    try:
-        access.grant(user, role, target)
-    except ValueError as exc:
-        raise ValidationError(str(exc)) from None
-    audit_event_create(workspace=workspace, actor=actor, action="role.grant",
-                       target_type="user", target_id=user.pk,
-                       data={"user": user.get_username(), "role": role,
-                             "namespace": str(namespace.pk) if namespace else None})
+    _role_change(access.grant, "role.grant", actor=actor, workspace=workspace, user=user,
+                 role=role, namespace=namespace)
 
 
 @transaction.atomic
@@ -138,12 +131,19 @@ def role_revoke(*, actor: Actor, workspace: Workspace, user: Any, role: str,
                 namespace: Namespace | None = None) -> None:
     from memadmin.lib import access
 
+    _role_change(access.revoke, "role.revoke", actor=actor, workspace=workspace, user=user,
+                 role=role, namespace=namespace)
+
+
+def _role_change(change: Any, action: str, *, actor: Actor, workspace: Workspace, user: Any,
+                 role: str, namespace: Namespace | None) -> None:
+    """Grant or revoke (``change``) on the namespace or the workspace, then audit it."""
     target: Workspace | Namespace = namespace or workspace
     try:
-        access.revoke(user, role, target)
+        change(user, role, target)
     except ValueError as exc:
         raise ValidationError(str(exc)) from None
-    audit_event_create(workspace=workspace, actor=actor, action="role.revoke",
+    audit_event_create(workspace=workspace, actor=actor, action=action,
                        target_type="user", target_id=user.pk,
                        data={"user": user.get_username(), "role": role,
                              "namespace": str(namespace.pk) if namespace else None})

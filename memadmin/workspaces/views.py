@@ -52,6 +52,14 @@ def _apply(form: Any, call: Any) -> Any:
         return None
 
 
+def _edit_saved(form: Any, obj: Any, update: Any) -> bool:
+    """Save an edit form's changed fields through ``update(**changes)`` (a service); False
+    when the service refused them (its errors are on the form). Nothing changed is saved."""
+    changes = {f: form.cleaned_data[f] for f in form.changed_data}
+    obj.refresh_from_db()
+    return not changes or _apply(form, lambda: update(**changes)) is not None
+
+
 @require_GET
 @login_required
 def workspace_list(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -78,7 +86,7 @@ def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any,
 
     credentials = list(AdminCredential.objects.filter(workspace=workspace)
                        .order_by("-created_at"))
-    response = render(request, "workspaces/settings.html", ws_context(
+    return render(request, "workspaces/settings.html", ws_context(
         request, workspace, form=form, credentials=credentials, secret=secret,
         credential_form=forms.AdminCredentialForm(), tab="settings",
         alerts=list(AlertTarget.objects.filter(workspace=workspace).order_by("created_at")),
@@ -86,8 +94,6 @@ def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any,
         metrics_tokens=list(MetricsToken.objects.filter(workspace=workspace)
                             .order_by("-created_at")),
         metrics_secret=metrics_secret), status=status)
-    response["Cache-Control"] = "no-store"
-    return response
 
 
 @require_http_methods(["GET", "POST"])
@@ -308,13 +314,11 @@ def resource_edit(request: AuthenticatedHttpRequest, slug: str, resource: str) -
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
     obj = access.get_resource(request.user, workspace, resource)
     form = forms.ResourceEditForm(posted(request), instance=obj)
-    if request.method == "POST" and form.is_valid():
-        changes = {f: form.cleaned_data[f] for f in form.changed_data}
-        obj.refresh_from_db()
-        if not changes or _apply(form, lambda: services.resource_update(
-                actor=Actor.of(request.user), resource=obj, **changes)) is not None:
-            messages.success(request, "Resource saved.")
-            return redirect("workspaces:resource", workspace.slug, obj.slug)
+    if request.method == "POST" and form.is_valid() and _edit_saved(
+            form, obj, lambda **changes: services.resource_update(
+                actor=Actor.of(request.user), resource=obj, **changes)):
+        messages.success(request, "Resource saved.")
+        return redirect("workspaces:resource", workspace.slug, obj.slug)
     return render(request, "workspaces/resource_form.html",
                   ws_context(request, workspace, resource=obj, form=form),
                   status=400 if form.errors else 200)
@@ -383,13 +387,11 @@ def namespace_edit(request: AuthenticatedHttpRequest, slug: str, resource: str,
     res = access.get_resource(request.user, workspace, resource)
     ns = access.get_namespace(request.user, res, namespace)
     form = forms.NamespaceEditForm(posted(request), instance=ns)
-    if request.method == "POST" and form.is_valid():
-        changes = {f: form.cleaned_data[f] for f in form.changed_data}
-        ns.refresh_from_db()
-        if not changes or _apply(form, lambda: services.namespace_update(
-                actor=Actor.of(request.user), namespace=ns, **changes)) is not None:
-            messages.success(request, "Namespace saved.")
-            return redirect("workspaces:namespace", workspace.slug, res.slug, ns.slug)
+    if request.method == "POST" and form.is_valid() and _edit_saved(
+            form, ns, lambda **changes: services.namespace_update(
+                actor=Actor.of(request.user), namespace=ns, **changes)):
+        messages.success(request, "Namespace saved.")
+        return redirect("workspaces:namespace", workspace.slug, res.slug, ns.slug)
     return render(request, "workspaces/namespace_form.html",
                   ws_context(request, workspace, resource=res, namespace=ns, form=form),
                   status=400 if form.errors else 200)

@@ -228,7 +228,7 @@ def snapshot(target: Target) -> dict[str, Any]:
 
 
 class _Undo(Exception):
-    pass
+    """Raised to roll a case's savepoint back."""
 
 
 @contextlib.contextmanager
