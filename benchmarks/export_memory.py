@@ -2,7 +2,7 @@
 
 For each size (default 10,000 and 100,000 items) this creates a throwaway database next to the
 configured one, and in one subprocess migrates it and seeds the items with
-``memadmin.workspaces.demo.bulk_load``; in a second, fresh subprocess it runs the
+``memadmin.demo.seed.bulk_load``; in a second, fresh subprocess it runs the
 ``memory_export`` job (ZIP) over the bulk namespace and reports its peak RSS
 (``getrusage(RUSAGE_SELF).ru_maxrss``). Seeding and exporting are separate processes, so the
 seed's own memory never counts. Then it drops the database and prints both figures and the
@@ -41,7 +41,7 @@ def _seed(count: int) -> None:
     _django()
     from django.core.management import call_command
 
-    from memadmin.workspaces.demo import bulk_load
+    from memadmin.demo.seed import bulk_load
 
     call_command("migrate", verbosity=0)
     bulk_load(count)
@@ -56,12 +56,12 @@ def _export(files: str) -> dict[str, Any]:
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": files}}}
+    from memadmin.audit.services import Actor
+    from memadmin.demo.seed import bulk_namespace
     from memadmin.jobs import runner
     from memadmin.jobs.models import Job
-    from memadmin.lib.audit import Actor
     from memadmin.memory.exports import memory_export_start
     from memadmin.providers import contract as c
-    from memadmin.workspaces.demo import bulk_namespace
 
     namespace = bulk_namespace()
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

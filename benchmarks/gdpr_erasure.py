@@ -73,7 +73,7 @@ def main() -> None:
     from django.conf import settings
     from django.contrib.auth.models import User
 
-    from memadmin.lib.audit import Actor
+    from memadmin.audit.services import Actor
     from memadmin.providers.services import provider_config_create, provider_config_update
     from memadmin.workspaces.services import (
         admin_credential_mint,

@@ -31,7 +31,7 @@ DEADLINE_MS = 1000
 
 
 def run(count: int, servers: FakeProviders, workspace: Any) -> dict[str, Any]:
-    from memadmin.lib.audit import Actor
+    from memadmin.audit.services import Actor
     from memadmin.providers import health
     from memadmin.providers.models import ProviderHealth
     from memadmin.providers.services import provider_config_create
@@ -60,7 +60,7 @@ def run(count: int, servers: FakeProviders, workspace: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    from memadmin.lib.audit import Actor
+    from memadmin.audit.services import Actor
     from memadmin.workspaces.services import workspace_create
 
     with bench_database("health"):

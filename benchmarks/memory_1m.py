@@ -77,7 +77,7 @@ def document_frequency(namespace_id: Any, word: str) -> int:
 
 def pick_terms(namespace_id: Any) -> list[tuple[str, int]]:
     """(word, document frequency) of a rare, a medium and a common word of the loaded rows."""
-    from memadmin.workspaces.demo import bulk_vocabulary
+    from memadmin.demo.seed import bulk_vocabulary
 
     vocabulary = bulk_vocabulary()
     tail = [(w, document_frequency(namespace_id, w)) for w in vocabulary[-RARE_CANDIDATES:]]
@@ -118,9 +118,9 @@ def raw_read(db: dict[str, Any], namespace_id: Any, limit: int | None) -> int:
 
 
 def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
+    from memadmin.demo import seed as demo
     from memadmin.providers import contract as c
     from memadmin.providers.registry import namespace_scope, provider_for
-    from memadmin.workspaces import demo
 
     if not args.reuse:
         print(f"bulk-loading {args.items:,} items into {db['NAME']} ...", flush=True)

@@ -31,7 +31,7 @@ def timed(call) -> list[float]:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    from memadmin.lib.audit import Actor
+    from memadmin.audit.services import Actor
     from memadmin.providers import contract as c
     from memadmin.providers.registry import provider_for
     from memadmin.providers.services import provider_config_create

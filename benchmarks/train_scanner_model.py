@@ -2,7 +2,7 @@
 ONLY (tests/data/injection; ``held`` is never read here), and write
 memadmin/quarantine/model_weights.json.
 
-Naive Bayes log-count ratios over binary features (memadmin/quarantine/model.py; logistic
+Naive Bayes log-count ratios over binary features (memadmin/quarantine/pi_model.py; logistic
 regression over the same features cross-validated worse on tune, 0.35-0.41 recall at 1% FP
 against 0.50), pruned to the ``KEEP`` strongest weights. The decision threshold comes from
 k-fold cross-validation on tune: the lowest threshold at which the out-of-fold false-positive
@@ -27,7 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memadmin.quarantine import model as pim  # noqa: E402
+from memadmin.quarantine import pi_model as pim  # noqa: E402
 from memadmin.quarantine.scanner import _normalise  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "injection"

@@ -55,7 +55,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # Shared domain fixtures (users per role, workspaces) go below this line.
 # ---------------------------------------------------------------------------------------------
 
-from memadmin.lib.audit import Actor  # noqa: E402
+from memadmin.audit.services import Actor  # noqa: E402
 from memadmin.providers.services import provider_config_create  # noqa: E402
 from memadmin.workspaces.services import (  # noqa: E402
     namespace_create,

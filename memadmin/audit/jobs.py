@@ -13,8 +13,8 @@ from typing import Any
 from django.db import transaction
 
 from memadmin.audit.models import AuditChainHead, AuditEvent
+from memadmin.audit.services import Actor, audit_event_create, event_hash
 from memadmin.jobs.runner import JobContext, job_handler
-from memadmin.lib.audit import Actor, audit_event_create, event_hash
 from memadmin.workspaces.models import Workspace
 
 VERIFY_KIND = "audit_verify_chain"
@@ -33,7 +33,7 @@ def _short(digest: str) -> str:
 
 def verify_batches(ctx: JobContext, chain: str, batch_size: int) -> dict[str, Any]:
     """Recompute every link of ``chain`` from the job's checkpoint on; the first broken one
-    ends the walk. Same rules as ``memadmin.lib.audit.verify_chain``."""
+    ends the walk. Same rules as ``memadmin.audit.services.verify_chain``."""
     state = dict(ctx.checkpoint) or {"seq": 0, "hash": GENESIS, "checked": 0}
     if ctx.job.progress_total is None:
         head = AuditChainHead.objects.filter(chain=chain).first()

@@ -18,11 +18,11 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.audit import selectors
 from memadmin.audit.forms import AuditFilterForm
 from memadmin.audit.jobs import VERIFY_KIND
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
-from memadmin.lib import access
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.workspaces import access
 from memadmin.workspaces.views import ws_context
 
 #: A spreadsheet runs a cell starting with one of these as a formula (CSV injection).

@@ -7,9 +7,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.endpoint.auth import Caller
 from memadmin.endpoint.tools import declared_tool, run_tool, validate_arguments
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.registry import provider_for

@@ -29,10 +29,10 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
-from memadmin.lib import access
 from memadmin.memory.exports import _replace as storage_replace
 from memadmin.providers import contract as c
 from memadmin.providers import wire
+from memadmin.workspaces import access
 
 ACCESS_TTL = dt.timedelta(days=7)
 FORMAT_VERSION = 1

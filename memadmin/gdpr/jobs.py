@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor
 from memadmin.gdpr import access_output
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
 from memadmin.gdpr.services import (
@@ -44,7 +45,6 @@ from memadmin.gdpr.services import (
     scrub_text,
 )
 from memadmin.jobs.runner import JobCancelled, JobContext, job_handler
-from memadmin.lib.audit import Actor
 from memadmin.lib.failpoints import failpoint
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig

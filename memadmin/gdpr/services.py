@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr.models import (
     REQUEST_OPEN_STATES,
     SubjectRequest,
@@ -38,11 +39,10 @@ from memadmin.gdpr.models import (
     Tombstone,
 )
 from memadmin.jobs.models import Job
-from memadmin.lib import access
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.keys import subject_hash, subject_hashes_all_keys
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig
+from memadmin.workspaces import access
 from memadmin.workspaces.models import Workspace
 
 logger = logging.getLogger(__name__)

@@ -14,14 +14,14 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import selectors, services
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
 from memadmin.gdpr.models import REQUEST_OPEN_STATES
 from memadmin.gdpr.receipts import receipt_document
-from memadmin.lib import access
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.workspaces import access
 from memadmin.workspaces.views import ws_context
 
 LIST_LIMIT = 200

@@ -8,9 +8,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor, audit_event_create
 
 
 def job_create(*, actor: Actor, kind: str, params: dict[str, Any], workspace: Any = None,

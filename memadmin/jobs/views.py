@@ -10,11 +10,11 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from memadmin.audit.services import Actor
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_cancel
-from memadmin.lib import access
-from memadmin.lib.audit import Actor
 from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.workspaces import access
 
 
 def _get_job(request: AuthenticatedHttpRequest, job_id: UUID) -> Job:

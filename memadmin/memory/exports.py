@@ -24,15 +24,15 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
-from memadmin.lib import access
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.memory.services import filters_for_audit
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for, scope_of
+from memadmin.workspaces import access
 from memadmin.workspaces.models import Namespace, Resource, Workspace
 
 FORMAT_VERSION = 1

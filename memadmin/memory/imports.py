@@ -29,10 +29,10 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Q
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr.models import Tombstone
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.keys import subject_hashes_all_keys
 from memadmin.memory.models import Freeze
 from memadmin.providers import contract as c

@@ -9,8 +9,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.runner import JobCancelled, JobContext, LeaseLost, job_handler
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.memory.models import MemoryItem, NamespaceCounter
 from memadmin.memory.services import BULK_DELETE_BATCH, job_params_erase_subject
 from memadmin.providers import wire

@@ -15,8 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.memory.models import AgentToken, Freeze
 from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for, resource_scope

@@ -23,9 +23,8 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
-from memadmin.lib import access
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.memory import exports, forms, imports, selectors
 from memadmin.memory.forms import AgentTokenForm
@@ -45,6 +44,7 @@ from memadmin.memory.services import (
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.registry import namespace_scope, provider_for
+from memadmin.workspaces import access
 from memadmin.workspaces import selectors as ws_selectors
 from memadmin.workspaces.models import Namespace
 from memadmin.workspaces.views import ws_context

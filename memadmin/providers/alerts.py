@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.utils import timezone
 
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.providers.models import HealthTransition
 from memadmin.workspaces.models import AlertTarget
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from memadmin.workspaces.models import Namespace, Resource, Workspace
 
 KINDS: dict[str, str] = {
-    "local": "memadmin.providers.local.LocalProvider",
+    "local": "memadmin.memory.store.LocalProvider",
     "http": "memadmin.providers.http.HttpProvider",
 }
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import Freeze
 from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig, ProviderHealth

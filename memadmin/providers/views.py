@@ -13,14 +13,14 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memadmin.lib import access
-from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.lib.keys import secret_digest
 from memadmin.providers import health, selectors, services
 from memadmin.providers.forms import ProviderForm
 from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for
+from memadmin.workspaces import access
 from memadmin.workspaces.models import MetricsToken, Workspace
 from memadmin.workspaces.views import ws_context
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.runner import JobContext, job_handler
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig

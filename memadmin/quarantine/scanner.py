@@ -45,7 +45,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from memadmin.quarantine import model as _pim
+from memadmin.quarantine import pi_model as _pim
 
 __all__ = ["RULES", "RULESET_VERSION", "Rule", "Verdict", "rule", "ruleset_digest", "scan"]
 

@@ -15,9 +15,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
-from memadmin.lib.audit import Actor, audit_event_create
 from memadmin.memory.services import new_operation_id
 from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for

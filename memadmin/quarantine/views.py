@@ -15,8 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from memadmin.lib import access
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.providers.models import ProviderConfig
 from memadmin.quarantine import selectors
@@ -30,6 +29,7 @@ from memadmin.quarantine.services import (
     quarantine_remote_sync_start,
     quarantine_rescan_start,
 )
+from memadmin.workspaces import access
 from memadmin.workspaces.views import ws_context
 
 FILTER_FIELDS = ("state", "provider", "rule", "namespace")

@@ -8,9 +8,9 @@ from typing import Any
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from memadmin.lib import access
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers.models import ProviderConfig
+from memadmin.workspaces import access
 from memadmin.workspaces.models import Namespace, Resource, Workspace
 
 

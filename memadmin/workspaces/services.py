@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers.models import ProviderConfig
@@ -118,7 +118,7 @@ def namespace_delete(*, actor: Actor, namespace: Namespace) -> None:
 def role_grant(*, actor: Actor, workspace: Workspace, user: Any, role: str,
                namespace: Namespace | None = None) -> None:
     """Grant a workspace role, or the owner role on one namespace. Audited; idempotent."""
-    from memadmin.lib import access
+    from memadmin.workspaces import access
 
     if namespace is not None and namespace.resource.workspace_id != workspace.pk:
         raise ValidationError("the namespace belongs to another workspace")
@@ -129,7 +129,7 @@ def role_grant(*, actor: Actor, workspace: Workspace, user: Any, role: str,
 @transaction.atomic
 def role_revoke(*, actor: Actor, workspace: Workspace, user: Any, role: str,
                 namespace: Namespace | None = None) -> None:
-    from memadmin.lib import access
+    from memadmin.workspaces import access
 
     _role_change(access.revoke, "role.revoke", actor=actor, workspace=workspace, user=user,
                  role=role, namespace=namespace)
@@ -153,7 +153,7 @@ def _role_change(change: Any, action: str, *, actor: Actor, workspace: Workspace
 def member_set_roles(*, actor: Actor, workspace: Workspace, user: Any,
                      roles: list[str]) -> None:
     """Make the user's workspace roles exactly ``roles`` (an empty list removes the member)."""
-    from memadmin.lib import access
+    from memadmin.workspaces import access
     from memadmin.workspaces.models import WORKSPACE_ROLES
 
     unknown = set(roles) - set(WORKSPACE_ROLES)

@@ -13,11 +13,10 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from memadmin.audit.services import Actor
 from memadmin.jobs.services import job_create
-from memadmin.lib import access
-from memadmin.lib.audit import Actor
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
-from memadmin.workspaces import forms, selectors, services
+from memadmin.workspaces import access, forms, selectors, services
 
 
 def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
 from memadmin.audit.models import AuditEvent
-from memadmin.lib.audit import Actor, audit_event_create, verify_chain
+from memadmin.audit.services import Actor, audit_event_create, verify_chain
 from memadmin.workspaces.services import workspace_create
 
 pytestmark = pytest.mark.django_db

@@ -15,9 +15,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.services import Actor, audit_event_create, verify_chain
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor, audit_event_create, verify_chain
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,9 @@ from django.core.management import call_command
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
+from memadmin.audit.services import Actor
 from memadmin.gdpr.models import SubjectRequest, Tombstone
 from memadmin.gdpr.receipts import receipt_verify
-from memadmin.lib.audit import Actor
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for

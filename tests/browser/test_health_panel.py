@@ -10,7 +10,7 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.providers import health
 from memadmin.providers.services import provider_config_create
 from tests.providers.fake_provider import FakeProvider

@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from memadmin.audit.models import AuditEvent
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.memory.models import (
     Freeze,
     MemoryItem,

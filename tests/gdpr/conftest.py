@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from memadmin.audit.services import Actor
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
 from memadmin.providers.services import provider_config_create

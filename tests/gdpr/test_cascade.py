@@ -27,6 +27,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.services import Actor
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.models import SubjectRequest, Tombstone
 from memadmin.gdpr.services import (
@@ -38,7 +39,6 @@ from memadmin.gdpr.services import (
     subject_requests_upkeep,
 )
 from memadmin.jobs import runner
-from memadmin.lib.audit import Actor
 from memadmin.memory import exports
 from memadmin.memory.imports import import_plan
 from memadmin.memory.models import MemoryItem

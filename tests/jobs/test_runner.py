@@ -17,10 +17,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
+from memadmin.audit.services import Actor
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job, ServiceHeartbeat
 from memadmin.jobs.services import job_cancel, job_create
-from memadmin.lib.audit import Actor
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.lib.keys import secret_digest
 from memadmin.memory import services
 from memadmin.memory.models import AgentToken, Freeze, MemoryItem, MemoryRevision

@@ -16,16 +16,16 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.services import Actor
 from memadmin.gdpr.models import Tombstone
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor
 from memadmin.lib.keys import subject_hash
 from memadmin.memory import exports
 from memadmin.memory.models import MemoryItem
 from memadmin.memory.services import FreezeSubject, memory_freeze_place
+from memadmin.memory.store import LocalProvider
 from memadmin.providers import contract as c
-from memadmin.providers.local import LocalProvider
 from memadmin.providers.registry import provider_for
 
 pytestmark = pytest.mark.django_db

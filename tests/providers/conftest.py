@@ -16,8 +16,8 @@ import pytest
 from django.core.servers.basehttp import ThreadedWSGIServer
 from django.test.testcases import LiveServerThread
 
+from memadmin.audit.services import Actor
 from memadmin.gdpr.models import Tombstone
-from memadmin.lib.audit import Actor
 from memadmin.lib.keys import subject_hash
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig

@@ -25,9 +25,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from memadmin.audit.services import Actor
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor
 from memadmin.providers import health
 from memadmin.providers.contract import HealthStatus
 from memadmin.providers.models import (

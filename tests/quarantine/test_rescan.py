@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.services import Actor
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers import wire

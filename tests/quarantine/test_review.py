@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.memory.models import MemoryItem
 from memadmin.memory.services import FreezeSubject, memory_freeze_place
 from memadmin.providers import contract as c

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memadmin.quarantine import model, scanner
+from memadmin.quarantine import pi_model as model
+from memadmin.quarantine import scanner
 from memadmin.quarantine.scanner import RULES, RULESET_VERSION, Verdict, rule, scan
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"

@@ -7,7 +7,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.memory.models import MemoryItem
 from memadmin.memory.services import memory_item_restore, memory_item_update
 from memadmin.providers import contract as c

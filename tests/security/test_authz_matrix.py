@@ -34,13 +34,13 @@ from django.urls import NoReverseMatch, URLPattern, URLResolver, get_resolver, r
 from django.urls.exceptions import Resolver404
 from django.utils import timezone
 
+from memadmin.audit.services import Actor
 from memadmin.gdpr.services import (
     subject_request_create,
     subject_request_deny,
     subject_request_submit,
 )
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor
 from memadmin.memory.services import agent_token_mint
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for

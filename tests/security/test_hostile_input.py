@@ -33,12 +33,12 @@ from hypothesis import strategies as st
 from memadmin.audit import forms as audit_forms
 from memadmin.audit.jobs import VERIFY_KIND
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.services import Actor
 from memadmin.gdpr import forms as gdpr_forms
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
 from memadmin.gdpr.services import subject_request_create, subject_request_submit
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
-from memadmin.lib.audit import Actor
 from memadmin.memory import forms as memory_forms
 from memadmin.memory.models import (
     AgentToken,

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.jobs.models import Job
-from memadmin.lib import access
+from memadmin.workspaces import access
 from memadmin.workspaces.models import Namespace, Resource
 
 pytestmark = pytest.mark.django_db
@@ -166,7 +166,7 @@ class TestMembers:
 
     def test_a_namespace_of_another_workspace_cannot_be_granted(self, client_for,
                                                                 other_workspace) -> None:
-        from memadmin.lib.audit import Actor
+        from memadmin.audit.services import Actor
         from memadmin.providers.services import provider_config_create
         from memadmin.workspaces.services import namespace_create, resource_create
 
@@ -215,7 +215,7 @@ class TestResources:
 
     def test_a_provider_of_another_workspace_is_not_offered(self, client_for,
                                                             other_workspace) -> None:
-        from memadmin.lib.audit import Actor
+        from memadmin.audit.services import Actor
         from memadmin.providers.services import provider_config_create
 
         foreign = provider_config_create(actor=Actor.system("t"), workspace=other_workspace,

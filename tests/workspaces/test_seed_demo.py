@@ -15,14 +15,14 @@ from django.db.models import Count, Max, Min, Sum
 from django.test import override_settings
 
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.services import verify_chain
+from memadmin.demo import seed as demo
 from memadmin.gdpr.models import Tombstone
-from memadmin.lib.audit import verify_chain
 from memadmin.lib.keys import subject_hash
 from memadmin.memory.models import MemoryItem, MemoryRevision, NamespaceCounter, OperationRecord
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig, ProviderHealth
 from memadmin.providers.registry import namespace_scope, provider_for
-from memadmin.workspaces import demo
 from memadmin.workspaces.models import (
     Namespace,
     NamespaceUserObjectPermission,
@@ -136,7 +136,7 @@ class TestSeedDemo:
         assert "admin, operator, owner, compliance, compliance2, viewer" in output
 
     def test_it_grants_each_demo_user_their_role(self) -> None:
-        from memadmin.lib import access
+        from memadmin.workspaces import access
 
         users = {u.username: u for u in get_user_model().objects.all()}
         acme, globex = Workspace.objects.get(slug="acme"), Workspace.objects.get(slug="globex")

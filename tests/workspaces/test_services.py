@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from memadmin.audit.models import AuditEvent
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
 from memadmin.workspaces.services import namespace_create

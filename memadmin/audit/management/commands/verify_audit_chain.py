@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memadmin.audit.models import GLOBAL_CHAIN, AuditChainHead
-from memadmin.lib.audit import verify_chain
+from memadmin.audit.services import verify_chain
 from memadmin.workspaces.models import Workspace
 
 

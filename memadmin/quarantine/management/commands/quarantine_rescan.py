@@ -7,9 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memadmin.audit.services import Actor
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
-from memadmin.lib.audit import Actor
 from memadmin.quarantine.scanner import RULESET_VERSION
 from memadmin.quarantine.services import quarantine_rescan_start
 from memadmin.workspaces.models import Workspace

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
 from memadmin.workspaces.models import NAMESPACE_ROLES, WORKSPACE_ROLES, Namespace, Workspace
 from memadmin.workspaces.services import role_grant, role_revoke
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memadmin.workspaces import demo
+from memadmin.demo import seed as demo
 
 
 class Command(BaseCommand):

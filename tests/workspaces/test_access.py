@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from memadmin.lib import access
-from memadmin.lib.audit import Actor
+from memadmin.audit.services import Actor
+from memadmin.workspaces import access
 from memadmin.workspaces.models import Workspace
 from memadmin.workspaces.services import namespace_create, role_grant, role_revoke
 

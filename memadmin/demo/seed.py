@@ -24,7 +24,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from memadmin.lib.audit import Actor, audit_event_create
+from memadmin.audit.services import Actor, audit_event_create
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import namespace_scope, provider_for
@@ -955,7 +955,7 @@ DEMO_NAMESPACE_OWNER = ("globex", "lab-notebook")
 def grant_demo_roles(workspaces: Sequence[Workspace], users: Sequence[Any],
                      actor: Actor | None = None) -> int:
     """Grant the demo roles that are missing (audited); returns how many were granted."""
-    from memadmin.lib import access
+    from memadmin.workspaces import access
     from memadmin.workspaces.services import role_grant
 
     actor = actor or Actor.system(SEED_ACTOR)
