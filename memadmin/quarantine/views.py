@@ -142,9 +142,11 @@ def allowed(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def allowed_remove(request: AuthenticatedHttpRequest, slug: str, pk: int) -> HttpResponse:
+def allowed_remove(request: AuthenticatedHttpRequest, slug: str,
+                   content_hash: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "review_quarantine")
-    row = QuarantineAllow.objects.filter(workspace=workspace, pk=pk).first()
+    row = QuarantineAllow.objects.filter(workspace=workspace,
+                                         content_hash=content_hash).first()
     if row is None:
         raise Http404("not found")
     quarantine_allow_remove(actor=Actor.of(request.user), allow=row)

@@ -260,8 +260,8 @@ class TestAllowList:
         row = QuarantineAllow.objects.create(workspace=workspace, content_hash="a" * 64)
         carl = client_for("carl")
         assert "a" * 64 in carl.get(reverse("quarantine:allowed", args=["acme"])).content.decode()
-        carl.post(reverse("quarantine:allowed_remove", args=["acme", row.pk]))
+        carl.post(reverse("quarantine:allowed_remove", args=["acme", row.content_hash]))
         assert not QuarantineAllow.objects.exists()
         assert AuditEvent.objects.filter(action="quarantine.unallow").count() == 1
         assert client_for("vic").post(
-            reverse("quarantine:allowed_remove", args=["acme", row.pk])).status_code == 403
+            reverse("quarantine:allowed_remove", args=["acme", row.content_hash])).status_code == 403
