@@ -125,8 +125,12 @@ def health_to_wire(status: c.HealthStatus) -> dict[str, Any]:
 
 def write_result_to_wire(result: c.RetainResult) -> dict[str, Any]:
     """The answer of ``retain`` and ``update``."""
-    return {"id": result.id, "bytes": result.bytes, "revision": result.revision,
-            "quarantined": result.quarantined, "rules": list(result.rules)}
+    answer: dict[str, Any] = {"id": result.id, "bytes": result.bytes,
+                              "revision": result.revision}
+    if result.quarantined:
+        # Only when it was: a clean write answers exactly as before.
+        answer.update(quarantined=True, rules=list(result.rules))
+    return answer
 
 
 def removal_to_wire(result: c.DeleteResult | c.ForgetResult) -> dict[str, Any]:
