@@ -111,7 +111,7 @@ def _write_part(ctx: JobContext, config: ProviderConfig, namespaces: list[Namesp
     digest, count, size = hashlib.sha256(), 0, 0
     with tempfile.TemporaryFile() as tmp:
         for item in provider.export(filters, scope=scope_of(namespaces),
-                                    deadline=config.request_deadline_ms / 1000):
+                                    deadline=config.request_deadline):
             if item.quarantine == "pending":
                 continue
             line = json.dumps(wire.item_to_wire(item), ensure_ascii=False).encode() + b"\n"
@@ -172,7 +172,7 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
     state = dict(ctx.checkpoint) or {"parts": {}}
     if job.progress_total is None and not state["parts"]:
         counts = [provider_for(config).count(filters, scope=scope_of(nss),
-                                             deadline=config.request_deadline_ms / 1000)
+                                             deadline=config.request_deadline)
                   for config, nss in groups]
         total = None if any(n is None for n in counts) else sum(n or 0 for n in counts)
         ctx.save_progress(done=0, total=total, checkpoint=state)

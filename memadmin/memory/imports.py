@@ -275,7 +275,7 @@ def import_plan(*, namespace: Namespace, stream: IO[bytes]) -> Plan:
     provider = provider_for(config)
     existing: dict[tuple[str, str], tuple[str, str | None, bool]] = {}
     for item in provider.export(c.ItemFilters(), scope=namespace_scope(namespace),
-                                deadline=config.request_deadline_ms / 1000):
+                                deadline=config.request_deadline):
         existing[(item.tier, item.key)] = (_digest(item.content), item.data_subject_id,
                                            item.frozen)
     checker = Checker(namespace)
@@ -406,7 +406,7 @@ def run_import(ctx: JobContext) -> dict[str, Any]:
         "resource__provider", "resource__workspace").get(pk=job.params["namespace"])
     config = namespace.resource.provider
     provider = provider_for(config)
-    deadline = config.request_deadline_ms / 1000
+    deadline = config.request_deadline
     actor = job.params.get("actor", "system")
     state = dict(ctx.checkpoint) or {"line": 0, "counts": {}, "reasons": {}, "refusals": []}
     checker = Checker(namespace)

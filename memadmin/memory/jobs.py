@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.runner import JobCancelled, JobContext, LeaseLost, job_handler
-from memadmin.memory.models import MemoryItem, NamespaceCounter
+from memadmin.memory.models import MemoryItem
 from memadmin.memory.services import BULK_DELETE_BATCH, job_params_erase_subject
 from memadmin.providers import wire
-from memadmin.providers.registry import namespace_scope, provider_for
+from memadmin.providers.registry import builtin_store, namespace_scope, provider_for
 from memadmin.workspaces.models import Namespace
 
 RECOUNT_BATCH = 5000
@@ -28,7 +28,8 @@ def namespace_recount(ctx: JobContext) -> dict[str, Any]:
     on after the last finished batch and never counts one twice. Exact when no agent writes to
     the namespace during the run; writes during it are corrected by the next recount.
     """
-    namespace = Namespace.objects.get(pk=ctx.params["namespace"])
+    namespace = Namespace.objects.select_related("resource__provider").get(
+        pk=ctx.params["namespace"])
     batch_size = int(ctx.params.get("batch_size", RECOUNT_BATCH))
     state = dict(ctx.checkpoint) or {"after": None, "items": 0, "bytes": 0, "batches": {}}
     if ctx.job.progress_total is None:
@@ -52,12 +53,8 @@ def namespace_recount(ctx: JobContext) -> dict[str, Any]:
         }
         ctx.save_progress(done=state["items"], checkpoint=state)
     with transaction.atomic():
-        counter, _ = NamespaceCounter.objects.select_for_update().get_or_create(
-            namespace=namespace)
-        before = {"items": counter.items, "bytes": counter.bytes}
-        counter.items, counter.bytes = state["items"], state["bytes"]
-        counter.version += 1
-        counter.save(update_fields=["items", "bytes", "version"])
+        before = builtin_store(namespace.resource.provider).counter_set(
+            namespace.pk, items=state["items"], size=state["bytes"])
     return {"before": before, "after": {"items": state["items"], "bytes": state["bytes"]},
             "batches": state["batches"], "finished_at": timezone.now().isoformat()}
 
@@ -92,7 +89,7 @@ def memory_bulk_delete(ctx: JobContext) -> dict[str, Any]:
     namespace = Namespace.objects.select_related(
         "resource__provider", "resource__workspace").get(pk=ctx.params["namespace"])
     provider = provider_for(namespace.resource.provider)
-    deadline = namespace.resource.provider.request_deadline_ms / 1000
+    deadline = namespace.resource.provider.request_deadline
     state = dict(ctx.checkpoint) or {"batch": 0, "removed": 0, "held": 0}
     with _subject_dropped_at_end(ctx):
         filters = wire.filters_from_wire(ctx.params["filters"])

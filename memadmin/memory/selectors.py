@@ -36,7 +36,7 @@ def _executor() -> ThreadPoolExecutor:
 
 
 def deadline_of(config: ProviderConfig) -> float:
-    return config.request_deadline_ms / 1000
+    return config.request_deadline  # kept for the views that pass it around
 
 
 def active_freezes(resource: Resource, namespace: Namespace | None = None,

@@ -31,7 +31,7 @@ def _provider(namespace: Namespace) -> c.Provider:
 
 
 def _deadline(namespace: Namespace) -> float:
-    return namespace.resource.provider.request_deadline_ms / 1000
+    return namespace.resource.provider.request_deadline
 
 
 def new_operation_id() -> str:
@@ -157,10 +157,20 @@ def _check_freeze_kind(kind: str) -> None:
         raise ValidationError("kind must be freeze or legal_hold")
 
 
+def _active_freeze(subject: FreezeSubject, kind: str) -> Freeze | None:
+    return Freeze.objects.filter(**subject.row_filter(), kind=kind,
+                                 lifted_at__isnull=True).first()
+
+
 def memory_freeze_place(*, actor: Actor, subject: FreezeSubject, kind: str,
                         reason: str) -> Freeze:
-    """Freeze (owners) or put on legal hold (compliance). The Freeze row is memadmin's record
-    for every provider kind; the provider is told as well, so it refuses writes from every path.
+    """Freeze (owners) or put on legal hold (compliance); the provider is told, so it refuses
+    writes from every path.
+
+    The Freeze row is memadmin's record for every provider kind. The built-in store keeps its
+    freezes in that very table, so its ``freeze()`` writes the row (its one owner) and this
+    service only names the person behind the label; for any other provider (which keeps its
+    own), and for a resource with no namespace to name yet, the service records it.
     """
     _check_freeze_kind(kind)
     reason = c.check_text(reason, field="reason", max_bytes=1000).strip()
@@ -168,20 +178,24 @@ def memory_freeze_place(*, actor: Actor, subject: FreezeSubject, kind: str,
         raise ValidationError("a reason is required")
     workspace: Workspace = subject.resource.workspace
     with transaction.atomic():
-        existing = Freeze.objects.filter(**subject.row_filter(), kind=kind,
-                                         lifted_at__isnull=True).first()
+        existing = _active_freeze(subject, kind)
         if existing is not None:
             return existing
-        freeze = Freeze.objects.create(
-            workspace=workspace, **subject.row_filter(), kind=kind, reason=reason,
-            created_by=actor.user, created_by_label=actor.label,
-        )
         if subject.reaches_provider():
             provider_for(subject.resource.provider).freeze(
                 subject.target(), kind=kind, reason=reason, actor=actor.label,
-                scope=subject.scope(),
-                deadline=subject.resource.provider.request_deadline_ms / 1000,
+                scope=subject.scope(), deadline=subject.resource.provider.request_deadline,
             )
+        freeze = _active_freeze(subject, kind)
+        if freeze is None:
+            freeze = Freeze.objects.create(
+                workspace=workspace, **subject.row_filter(), kind=kind, reason=reason,
+                created_by=actor.user, created_by_label=actor.label,
+            )
+        elif actor.user is not None:
+            # The contract's actor is a label; the account behind it is memadmin's to know.
+            Freeze.objects.filter(pk=freeze.pk).update(created_by=actor.user)
+            freeze.created_by = actor.user
         audit_event_create(workspace=workspace, actor=actor, action=f"{kind}.place",
                            target_type=subject.level, target_id=_target_id(subject),
                            data={"freeze": str(freeze.pk), "reason_chars": len(reason)})
@@ -189,19 +203,25 @@ def memory_freeze_place(*, actor: Actor, subject: FreezeSubject, kind: str,
 
 
 def memory_freeze_lift(*, actor: Actor, subject: FreezeSubject, kind: str) -> int:
-    """Lift the active freeze of ``kind``; returns how many rows were lifted (0 or 1)."""
+    """Lift the active freeze of ``kind``; returns how many rows were lifted (0 or 1).
+
+    As for placing: the built-in store lifts its own row, any other provider's record is
+    lifted here."""
     _check_freeze_kind(kind)
     workspace = subject.resource.workspace
     with transaction.atomic():
-        lifted = Freeze.objects.filter(**subject.row_filter(), kind=kind,
-                                       lifted_at__isnull=True).update(
-            lifted_at=timezone.now(), lifted_by=actor.user, lifted_by_label=actor.label
-        )
+        active = list(Freeze.objects.filter(**subject.row_filter(), kind=kind,
+                                            lifted_at__isnull=True).values_list("pk", flat=True))
         if subject.reaches_provider():
             provider_for(subject.resource.provider).lift_freeze(
                 subject.target(), kind=kind, actor=actor.label, scope=subject.scope(),
-                deadline=subject.resource.provider.request_deadline_ms / 1000,
+                deadline=subject.resource.provider.request_deadline,
             )
+        Freeze.objects.filter(pk__in=active, lifted_at__isnull=True).update(
+            lifted_at=timezone.now(), lifted_by_label=actor.label)
+        if actor.user is not None:
+            Freeze.objects.filter(pk__in=active).update(lifted_by=actor.user)
+        lifted = len(active)
         audit_event_create(workspace=workspace, actor=actor, action=f"{kind}.lift",
                            target_type=subject.level, target_id=_target_id(subject),
                            data={"lifted": lifted})

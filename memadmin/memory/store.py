@@ -172,6 +172,13 @@ def _to_item(row: MemoryItem, frozen: bool) -> c.Item:
     )
 
 
+def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
+    """The result of a write; ``verdict`` is the scanner's (None when the content is clean)."""
+    return c.RetainResult(id=str(item.id), bytes=item.bytes, revision=item.revision,
+                          quarantined=item.quarantine_state == "pending",
+                          rules=tuple(verdict.rules) if verdict is not None else ())
+
+
 class LocalProvider(c.Provider):
     kind = "local"
 
@@ -355,7 +362,7 @@ class LocalProvider(c.Provider):
             namespace = self._namespaces(scope)[partition]
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
-                return c.RetainResult(**replay)
+                return c.RetainResult.from_dict(replay)
             key = _normalise_key(tier, key)
             self._check_tombstone(namespace, subject)
             freeze = self._frozen_namespaces([namespace]).get(namespace.id)
@@ -375,7 +382,7 @@ class LocalProvider(c.Provider):
                         raise
             if item is not None:
                 result = self._change(namespace, item, content, mode, subject, actor, None)
-            self._remember(scope, op_hash, req_hash, result.__dict__)
+            self._remember(scope, op_hash, req_hash, result.to_dict())
         return result
 
     def _create(self, namespace: Namespace, tier: str, key: str, content: str,
@@ -391,7 +398,7 @@ class LocalProvider(c.Provider):
         )
         self._screened(item, verdict, "clear", namespace)
         self._bump(namespace.id, 1, size)
-        return c.RetainResult(id=str(item.id), bytes=size, revision=1)
+        return _written(item, verdict)
 
     def _screened(self, item: MemoryItem, verdict: Any, previous: str,
                   namespace: Namespace) -> None:
@@ -442,7 +449,7 @@ class LocalProvider(c.Provider):
         item.save(update_fields=fields)
         self._screened(item, verdict, previous, namespace)
         self._bump(namespace.id, 0, delta)
-        return c.RetainResult(id=str(item.id), bytes=size, revision=item.revision)
+        return _written(item, verdict)
 
     def _locked_item(self, item_id: str, scope: c.Scope) -> tuple[Namespace, MemoryItem]:
         namespaces = self._namespaces(scope)
@@ -467,13 +474,13 @@ class LocalProvider(c.Provider):
         with self._bounded(deadline):
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
-                return c.RetainResult(**replay)
+                return c.RetainResult.from_dict(replay)
             namespace, item = self._locked_item(item_id, scope)
             freeze = self._frozen_namespaces([namespace]).get(namespace.id)
             if freeze is not None:
                 raise self._frozen_error(freeze)
             result = self._change(namespace, item, content, mode, None, actor, expected_revision)
-            self._remember(scope, op_hash, req_hash, result.__dict__)
+            self._remember(scope, op_hash, req_hash, result.to_dict())
         return result
 
     def _delete_rows(self, ids: Sequence[uuid.UUID]) -> int:
@@ -637,6 +644,29 @@ class LocalProvider(c.Provider):
                                     workspace_id=namespace.resource.workspace_id,
                                     label=c.source_label(item.tier, item.key))
                 self._bump(namespace.id, 0, 0)
+
+    # -- upkeep (not in the contract: only the built-in store has rows to keep) ---------------
+
+    def counter_set(self, namespace_id: uuid.UUID, *, items: int, size: int) -> dict[str, int]:
+        """Set a namespace's counter to a recount's totals (moving its version, as every write
+        does); returns what it said before. Runs in the caller's transaction."""
+        with transaction.atomic():
+            counter, _ = NamespaceCounter.objects.select_for_update().get_or_create(
+                namespace_id=namespace_id)
+            before = {"items": counter.items, "bytes": counter.bytes}
+            counter.items, counter.bytes = items, size
+            counter.version += 1
+            counter.save(update_fields=["items", "bytes", "version"])
+        return before
+
+    def quarantine_state_rescan(self, item: MemoryItem, state: str) -> None:
+        """A rescan's new verdict on ``item`` (locked by the caller): its quarantine state, and
+        the namespace's version moves so recall's cursor sees the change."""
+        if state not in c.QUARANTINE_STATES:
+            raise c.InvalidRequest(f"quarantine state must be one of {c.QUARANTINE_STATES}")
+        item.quarantine_state = state
+        item.save(update_fields=["quarantine_state"])
+        self._bump(item.namespace_id, 0, 0)
 
     # -- reads ------------------------------------------------------------------------------
 

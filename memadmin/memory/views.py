@@ -232,10 +232,10 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
     if request.method == "POST":
         if form.is_valid():
             try:
-                memory_item_update(actor=Actor.of(request.user), namespace=ns, item_id=item_id,
-                                   content=form.cleaned_data["content"],
-                                   mode=form.cleaned_data["mode"],
-                                   expected_revision=form.cleaned_data["expected_revision"])
+                result = memory_item_update(
+                    actor=Actor.of(request.user), namespace=ns, item_id=item_id,
+                    content=form.cleaned_data["content"], mode=form.cleaned_data["mode"],
+                    expected_revision=form.cleaned_data["expected_revision"])
             except c.Conflict:
                 # Show theirs beside yours and let the next save target the current revision.
                 detail = provider.get_item(item_id, scope=scope, deadline=deadline)
@@ -249,7 +249,7 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
                 form.add_error("content", _provider_error_text(exc))
                 status = 409 if isinstance(exc, c.Frozen) else 400
             else:
-                _saved(request, provider, item_id, scope, deadline, "Saved.")
+                _saved(request, result, "Saved.")
                 url = reverse("memory:item", args=[workspace.slug, res.slug, ns.slug, item_id])
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
         else:
@@ -269,8 +269,9 @@ def item_restore(request: AuthenticatedHttpRequest, slug: str, resource: str, na
     if _whole(revision) is None or _whole(expected) is None:
         return HttpResponse("revision and expected must be whole numbers", status=400)
     try:
-        memory_item_restore(actor=Actor.of(request.user), namespace=ns, item_id=item_id,
-                            revision=int(revision), expected_revision=int(expected))
+        result = memory_item_restore(actor=Actor.of(request.user), namespace=ns,
+                                     item_id=item_id, revision=int(revision),
+                                     expected_revision=int(expected))
     except c.NotFound:
         raise Http404("not found") from None
     except c.Conflict:
@@ -278,21 +279,13 @@ def item_restore(request: AuthenticatedHttpRequest, slug: str, resource: str, na
     except c.ProviderError as exc:
         messages.error(request, _provider_error_text(exc))
     else:
-        _saved(request, provider_for(res.provider), item_id, namespace_scope(ns),
-               selectors.deadline_of(res.provider),
-               f"Revision {revision} restored as a new revision.")
+        _saved(request, result, f"Revision {revision} restored as a new revision.")
     return redirect("memory:item", workspace.slug, res.slug, ns.slug, item_id)
 
 
-def _saved(request: AuthenticatedHttpRequest, provider: c.Provider, item_id: str,
-           scope: c.Scope, deadline: float, done: str) -> None:
+def _saved(request: AuthenticatedHttpRequest, result: c.RetainResult, done: str) -> None:
     """Say a write happened, and whether the scanner quarantined the new version."""
-    try:
-        quarantined = provider.get_item(item_id, scope=scope,
-                                        deadline=deadline).item.quarantine == "pending"
-    except c.ProviderError:
-        quarantined = False
-    if quarantined:
+    if result.quarantined:
         messages.warning(request, f"{done} The prompt-injection scanner quarantined this "
                                   "version: agents will not see it until compliance reviews it.")
     else:

@@ -194,9 +194,25 @@ class HealthStatus:
 
 @dataclasses.dataclass(frozen=True)
 class RetainResult:
+    """The version a write made: its item, size and revision, and whether the scanner held it
+    for review (``quarantined``, with the ids of the rules that matched), so a caller can say
+    so without reading the item back."""
+
     id: str
     bytes: int
     revision: int
+    quarantined: bool = False
+    rules: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "bytes": self.bytes, "revision": self.revision,
+                "quarantined": self.quarantined, "rules": list(self.rules)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RetainResult:
+        return cls(id=data["id"], bytes=data["bytes"], revision=data["revision"],
+                   quarantined=bool(data.get("quarantined", False)),
+                   rules=tuple(data.get("rules", ())))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -73,6 +73,11 @@ class ProviderConfig(models.Model):
             if parts.query or parts.fragment:
                 raise ValidationError({"url": "The URL must not have a query or fragment."})
 
+    @property
+    def request_deadline(self) -> float:
+        """The request deadline in seconds, as the provider contract takes it."""
+        return self.request_deadline_ms / 1000
+
 
 class HealthCheck(models.Model):
     """One observation of one provider."""

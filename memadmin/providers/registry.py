@@ -14,6 +14,7 @@ from django.utils.module_loading import import_string
 from memadmin.providers.contract import Provider, ProviderSettings, Scope, Unsupported
 
 if TYPE_CHECKING:
+    from memadmin.memory.store import LocalProvider
     from memadmin.providers.models import ProviderConfig
     from memadmin.workspaces.models import Namespace, Resource, Workspace
 
@@ -39,12 +40,21 @@ def settings_for(config: ProviderConfig) -> ProviderSettings:
         id=str(config.pk), workspace_id=str(config.workspace_id), name=config.name,
         kind=config.kind, url=config.url, credential=config.credential,
         health_deadline=config.health_deadline_ms / 1000,
-        request_deadline=config.request_deadline_ms / 1000,
+        request_deadline=config.request_deadline,
     )
 
 
 def provider_for(config: ProviderConfig) -> Provider:
     return provider_class(config.kind)(settings_for(config))
+
+
+def builtin_store(config: ProviderConfig) -> LocalProvider:
+    """The built-in store of a ``local`` config, for the upkeep only it has (counter recounts,
+    rescans): it is the single writer of memory rows and counters, so that work goes through
+    it too and moves its version like any other write."""
+    if config.kind != "local":
+        raise Unsupported(f"provider {config.name!r} is not the built-in store")
+    return provider_class("local")(settings_for(config))  # type: ignore[return-value]
 
 
 def providers_for_workspace(workspace: Workspace) -> list[tuple[ProviderConfig, Provider]]:

@@ -20,6 +20,8 @@ ADMIN_OPERATIONS = frozenset(c.OPERATIONS)
 ALL_OPERATIONS = AGENT_OPERATIONS | ADMIN_OPERATIONS
 #: Admin operations that need no scope.
 UNSCOPED_OPERATIONS = frozenset({"health", "capabilities"})
+#: Rule ids a write result may name (a quarantined version's matched rules).
+MAX_RULES = 100
 
 
 def dumps(value: Any) -> bytes:
@@ -123,7 +125,12 @@ def health_to_wire(status: c.HealthStatus) -> dict[str, Any]:
 
 def write_result_to_wire(result: c.RetainResult) -> dict[str, Any]:
     """The answer of ``retain`` and ``update``."""
-    return {"id": result.id, "bytes": result.bytes, "revision": result.revision}
+    answer: dict[str, Any] = {"id": result.id, "bytes": result.bytes,
+                              "revision": result.revision}
+    if result.quarantined:
+        # Only when it was: a clean write answers exactly as before.
+        answer.update(quarantined=True, rules=list(result.rules))
+    return answer
 
 
 def removal_to_wire(result: c.DeleteResult | c.ForgetResult) -> dict[str, Any]:
@@ -263,8 +270,15 @@ def write_result_from_wire(data: Any) -> c.RetainResult:
     item_id = field(data, "id", str)
     if len(item_id.encode("utf-8")) > c.MAX_ID_BYTES:
         raise c.InvalidRequest("the id is longer than 1,024 bytes")
+    rules = field(data, "rules", list, required=False, default=[])
+    if len(rules) > MAX_RULES or not all(isinstance(r, str) and 0 < len(r) <= 100
+                                         for r in rules):
+        raise c.InvalidRequest(f"rules must be up to {MAX_RULES} rule ids of 1-100 characters")
     return c.RetainResult(id=item_id, bytes=_count_field(data, "bytes"),
-                          revision=_count_field(data, "revision"))
+                          revision=_count_field(data, "revision"),
+                          quarantined=field(data, "quarantined", bool, required=False,
+                                            default=False),
+                          rules=tuple(rules))
 
 
 def delete_result_from_wire(data: Any) -> c.DeleteResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -12,19 +12,23 @@ from memadmin.jobs.runner import JobContext, job_handler
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig
-from memadmin.providers.registry import provider_for, resource_scope
+from memadmin.providers.registry import builtin_store, provider_for, resource_scope
 from memadmin.quarantine import screening
 from memadmin.quarantine.models import QuarantineEntry
 from memadmin.workspaces.models import Namespace, Resource, Workspace
+
+if TYPE_CHECKING:
+    from memadmin.memory.store import LocalProvider
 
 RESCAN_BATCH = 500
 #: Remote labels fetched per provider and resource (the queue lists them read-only).
 REMOTE_LABELS_MAX = 2000
 
 
-def _rescan_item(item: MemoryItem, entry: QuarantineEntry | None, workspace_id: Any,
-                 provider_id: Any) -> str | None:
-    """Apply the current rules to one item; returns what changed (or None)."""
+def _rescan_item(store: LocalProvider, item: MemoryItem, entry: QuarantineEntry | None,
+                 workspace_id: Any, provider_id: Any) -> str | None:
+    """Apply the current rules to one item; returns what changed (or None). A new state goes
+    through the store (it moves the namespace's version, so recall's cursor sees it)."""
     previous = item.quarantine_state
     if previous == "released":
         return None  # a reviewer's release stands until the content changes
@@ -33,8 +37,7 @@ def _rescan_item(item: MemoryItem, entry: QuarantineEntry | None, workspace_id: 
     if previous == "clear":
         if verdict is None:
             return None
-        item.quarantine_state = "pending"
-        item.save(update_fields=["quarantine_state"])
+        store.quarantine_state_rescan(item, "pending")
         screening.record(item=item, verdict=verdict, previous="clear", provider_id=provider_id,
                          workspace_id=workspace_id, label=label)
         return "flagged"
@@ -42,8 +45,7 @@ def _rescan_item(item: MemoryItem, entry: QuarantineEntry | None, workspace_id: 
     if verdict is None:
         if entry is not None and entry.state == "kept":
             return None  # a reviewer chose to keep it quarantined
-        item.quarantine_state = "clear"
-        item.save(update_fields=["quarantine_state"])
+        store.quarantine_state_rescan(item, "clear")
         screening.record(item=item, verdict=None, previous="pending", provider_id=provider_id,
                          workspace_id=workspace_id, label=label)
         return "cleared"
@@ -70,6 +72,8 @@ def quarantine_rescan(ctx: JobContext) -> dict[str, Any]:
     namespaces = dict(Namespace.objects.filter(
         resource__workspace=workspace, resource__provider__kind="local",
     ).values_list("id", "resource__provider_id"))
+    stores = {config.pk: builtin_store(config) for config in ProviderConfig.objects.filter(
+        pk__in=set(namespaces.values()))}
     empty = {"after": None, "scanned": 0, "flagged": 0, "cleared": 0, "rules_changed": 0}
     state = dict(ctx.checkpoint) or empty
     if ctx.job.progress_total is None:
@@ -88,8 +92,9 @@ def quarantine_rescan(ctx: JobContext) -> dict[str, Any]:
                 item_ref__in=pending_ids, state__in=QuarantineEntry.OPEN_STATES, remote=False)}
             state = {**state, "after": str(batch[-1].id), "scanned": state["scanned"] + len(batch)}
             for item in batch:
-                change = _rescan_item(item, entries.get(str(item.id)), workspace.pk,
-                                      namespaces[item.namespace_id])
+                provider_id = namespaces[item.namespace_id]
+                change = _rescan_item(stores[provider_id], item, entries.get(str(item.id)),
+                                      workspace.pk, provider_id)
                 if change:
                     state[change] += 1
             ctx.save_progress(done=state["scanned"], checkpoint=state)
@@ -119,7 +124,7 @@ def _sync_resource(config: ProviderConfig, resource: Resource) -> int:
     while len(seen) < REMOTE_LABELS_MAX:
         page = provider.list_items(c.ItemFilters(quarantine="pending"), cursor=cursor,
                                    limit=min(c.LIST_MAX_LIMIT, REMOTE_LABELS_MAX - len(seen)),
-                                   scope=scope, deadline=config.request_deadline_ms / 1000)
+                                   scope=scope, deadline=config.request_deadline)
         with transaction.atomic():
             for item in page.items:
                 seen.append(item.id)

@@ -58,7 +58,7 @@ def _decide_one(actor: Actor, entry: QuarantineEntry, decision: str, note: str,
                                                           and entry.state == "kept"):
         raise c.Conflict(f"already {entry.state}")
     provider = provider_for(entry.provider)
-    scope, deadline = namespace_scope(namespace), entry.provider.request_deadline_ms / 1000
+    scope, deadline = namespace_scope(namespace), entry.provider.request_deadline
     now = timezone.now()
     with transaction.atomic():
         if decision == "release":

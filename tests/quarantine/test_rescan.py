@@ -182,3 +182,19 @@ def test_remote_labels_are_listed_read_only(client_for, workspace, remote_store)
     run(Job.objects.filter(kind="quarantine_remote_sync").order_by("-created_at").first())
     assert dict(rows.values_list("label", "state")) == {"peers/a.md": "pending",
                                                          "peers/b.md": "superseded"}
+
+
+def test_a_rescans_change_moves_the_stores_version_so_recall_sees_it(
+        namespace, local_config, workspace) -> None:  # type: ignore[no-untyped-def]
+    from memadmin.providers.registry import provider_for
+
+    stored(namespace, "missed", INJECTION)
+    provider, scope = provider_for(local_config), c.Scope.of(namespace.partition_key)
+    before = provider.recall(None, scope=scope, deadline=5)
+    assert before.quarantined == []
+
+    run(quarantine_rescan_start(actor=SYSTEM, workspace=workspace))
+
+    after = provider.recall(None, scope=scope, deadline=5)
+    assert after.quarantined == ["peers/missed.md"]
+    assert after.cursor != before.cursor
