@@ -71,7 +71,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "memadmin.lib.middleware.InvalidUtf8Middleware",
+    "memadmin.lib.textinput.InvalidUtf8Middleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -80,8 +80,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "memadmin.lib.middleware.SessionTimeoutMiddleware",
-    "memadmin.lib.middleware.NoStoreMiddleware",
+    "memadmin.lib.sessions.SessionTimeoutMiddleware",
+    "memadmin.lib.nostore.NoStoreMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -191,7 +191,7 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 # Sessions end after MEMADMIN_SESSION_IDLE_MINUTES without a request, and in any case
-# MEMADMIN_SESSION_MAX_HOURS after login (memadmin.lib.middleware.SessionTimeoutMiddleware).
+# MEMADMIN_SESSION_MAX_HOURS after login (memadmin.lib.sessions.SessionTimeoutMiddleware).
 if envstr("MEMADMIN_SESSION_SECONDS"):
     raise ImproperlyConfiguredEnv(
         "MEMADMIN_SESSION_SECONDS was replaced by MEMADMIN_SESSION_MAX_HOURS (absolute) and "
@@ -220,9 +220,9 @@ AXES_COOLOFF_TIME = dt.timedelta(minutes=envint("MEMADMIN_LOGIN_COOLOFF_MINUTES"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful logins are not logged
-AXES_LOCKOUT_CALLABLE = "memadmin.lib.middleware.lockout_response"
-AXES_CLIENT_IP_CALLABLE = "memadmin.lib.middleware.client_ip"
-AXES_USERNAME_CALLABLE = "memadmin.lib.middleware.login_username"
+AXES_LOCKOUT_CALLABLE = "memadmin.lib.throttle.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "memadmin.lib.throttle.client_ip"
+AXES_USERNAME_CALLABLE = "memadmin.lib.throttle.login_username"
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no banner on every process start
 # Reverse proxies in front of memadmin that append the client address to X-Forwarded-For

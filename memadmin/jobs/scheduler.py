@@ -1,5 +1,8 @@
 """Periodic work: reaping jobs, liveness heartbeats, expiring old rows and files.
 
+Each app registers its own duties (``register`` in its ``AppConfig.ready()``); the scheduler
+runs whatever is registered and imports no other app.
+
 One scheduler runs at a time across all hosts (a PostgreSQL advisory lock); a second one waits
 as a hot standby. Each periodic duty runs on its own interval and never stops the others.
 """
@@ -11,8 +14,9 @@ import logging
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.db import close_old_connections, connection
-from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from memadmin.jobs import runner
 
@@ -28,55 +32,38 @@ class Duty:
     next_at: float = 0.0
 
 
+@dataclasses.dataclass(frozen=True)
+class Periodic:
+    """A registered duty: ``run`` is a dotted path (imported when the scheduler starts, so
+    registering costs nothing), ``every`` seconds or a settings name read at that time."""
+
+    name: str
+    every: float | str
+    run: str
+
+
+_registry: dict[str, Periodic] = {}
+
+
+def register(name: str, *, every: float | str, run: str) -> None:
+    """Add a periodic duty. Each app calls this from its ``AppConfig.ready()`` for its own work,
+    so the scheduler knows no app; registering a name twice replaces it (ready() may rerun)."""
+    _registry[name] = Periodic(name, every, run)
+
+
+def _seconds(every: float | str) -> float:
+    return float(getattr(settings, every)) if isinstance(every, str) else every
+
+
+def default_duties() -> list[Duty]:
+    """Every registered duty, in registration order (the order of INSTALLED_APPS)."""
+    return [Duty(p.name, _seconds(p.every), import_string(p.run)) for p in _registry.values()]
+
+
 def enqueue_worker_heartbeat() -> None:
     from memadmin.jobs.tasks import worker_heartbeat
 
     worker_heartbeat.enqueue()
-
-
-def expire_operation_records() -> int:
-    from memadmin.memory.models import OperationRecord
-
-    deleted, _ = OperationRecord.objects.filter(expires_at__lt=timezone.now()).delete()
-    return deleted
-
-
-def poll_health() -> object:
-    from memadmin.providers.health import poll_all
-
-    return poll_all()
-
-
-def expire_health_history() -> object:
-    from memadmin.providers.health import expire_history
-
-    return expire_history()
-
-
-def expire_export_files() -> int:
-    from memadmin.memory.exports import expire_export_files as expire
-
-    return expire()
-
-
-def subject_requests_upkeep() -> object:
-    from memadmin.gdpr.services import subject_requests_upkeep as upkeep
-
-    return upkeep()
-
-
-def default_duties() -> list[Duty]:
-    from django.conf import settings
-
-    return [
-        Duty("poll provider health", settings.MEMADMIN_HEALTH_INTERVAL, poll_health),
-        Duty("expire health history", 3600, expire_health_history),
-        Duty("reap jobs", 15, runner.reap),
-        Duty("worker heartbeat", 30, enqueue_worker_heartbeat),
-        Duty("expire operation records", 3600, expire_operation_records),
-        Duty("expire export files", 3600, expire_export_files),
-        Duty("subject request upkeep", 300, subject_requests_upkeep),
-    ]
 
 
 def try_lock() -> bool:

@@ -6,3 +6,11 @@ from django.apps import AppConfig
 class MemoryConfig(AppConfig):
     name = "memadmin.memory"
     label = "memory"
+
+    def ready(self) -> None:
+        from memadmin.jobs import scheduler
+
+        scheduler.register("expire operation records", every=3600,
+                           run="memadmin.memory.jobs.expire_operation_records")
+        scheduler.register("expire export files", every=3600,
+                           run="memadmin.memory.exports.expire_export_files")

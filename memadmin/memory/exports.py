@@ -228,3 +228,20 @@ def expire_export_files(now: dt.datetime | None = None) -> int:
         Job.objects.filter(pk=job.pk).update(result_file="")
         expired += 1
     return expired + expire_uploads(now)
+
+
+def memory_export_streamed(*, actor: Actor, workspace: Workspace, namespace: Namespace,
+                           filters: Any) -> None:
+    """Record that a namespace (or a filter result) is being streamed out as JSON Lines."""
+    with transaction.atomic():
+        audit_event_create(workspace=workspace, actor=actor, action="memory.export",
+                           target_type="namespace", target_id=namespace.pk,
+                           data={"format": "jsonl", "filters": filters_for_audit(filters)})
+
+
+def memory_export_downloaded(*, actor: Actor, job: Job) -> None:
+    """Record that an export job's file is being downloaded."""
+    with transaction.atomic():
+        audit_event_create(workspace=job.workspace, actor=actor,
+                           action="memory.export_download", target_type="job",
+                           target_id=job.pk, data={"file": job.result_file.rsplit("/", 1)[-1]})

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.runner import JobCancelled, JobContext, LeaseLost, job_handler
-from memadmin.memory.models import MemoryItem
+from memadmin.memory.models import MemoryItem, OperationRecord
 from memadmin.memory.services import BULK_DELETE_BATCH, job_params_erase_subject
 from memadmin.providers import wire
 from memadmin.providers.registry import builtin_store, namespace_scope, provider_for
@@ -132,3 +132,9 @@ def memory_import(ctx: JobContext) -> dict[str, Any]:
     from memadmin.memory.imports import run_import
 
     return run_import(ctx)
+
+
+def expire_operation_records() -> int:
+    """Periodic: forget idempotency records past their expiry (registered in apps.py)."""
+    deleted, _ = OperationRecord.objects.filter(expires_at__lt=timezone.now()).delete()
+    return deleted

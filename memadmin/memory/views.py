@@ -14,7 +14,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
-from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -23,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from memadmin.audit.services import Actor, audit_event_create
+from memadmin.audit.services import Actor
 from memadmin.jobs.models import Job
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.memory import exports, forms, imports, selectors
@@ -46,8 +45,8 @@ from memadmin.providers import wire
 from memadmin.providers.registry import namespace_scope, provider_for
 from memadmin.workspaces import access
 from memadmin.workspaces import selectors as ws_selectors
+from memadmin.workspaces.context import ws_context
 from memadmin.workspaces.models import Namespace
-from memadmin.workspaces.views import ws_context
 
 
 def _manageable_tokens(user, workspace):  # type: ignore[no-untyped-def]
@@ -413,10 +412,8 @@ def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
         first = next(items, None)
     except c.ProviderError as exc:
         return _export_failed(request, workspace, res, ns, form, exc)
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="memory.export", target_type="namespace", target_id=ns.pk,
-                           data={"format": "jsonl", "filters": filters_for_audit(filters)})
+    exports.memory_export_streamed(actor=Actor.of(request.user), workspace=workspace,
+                                   namespace=ns, filters=filters)
 
     def lines() -> Iterator[bytes]:
         buffer = bytearray()
@@ -611,10 +608,7 @@ def export_download(request: AuthenticatedHttpRequest, slug: str, job_id: UUID) 
         raise Http404("not found")
     if not default_storage.exists(job.result_file):
         raise Http404("not found")
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="memory.export_download", target_type="job",
-                           target_id=job.pk, data={"file": job.result_file.rsplit("/", 1)[-1]})
+    exports.memory_export_downloaded(actor=Actor.of(request.user), job=job)
     extension = job.result_file.rsplit(".", 1)[-1]
     response = FileResponse(default_storage.open(job.result_file, "rb"), as_attachment=True,
                             filename=f"{workspace.slug}-export-{job.pk}.{extension}")

@@ -1,4 +1,5 @@
-"""Writes to provider configurations. The credential is never part of an audit event."""
+"""Writes to provider configurations, and the checks a person asks for (each audited). The
+credential is never part of an audit event."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from django.db import transaction
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import Freeze
+from memadmin.providers import contract as c
+from memadmin.providers import health
 from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig, ProviderHealth
+from memadmin.providers.registry import provider_for
 from memadmin.workspaces.models import Workspace
 
 PROVIDER_EDITABLE = ("name", "url", "credential", "health_deadline_ms", "request_deadline_ms",
@@ -59,3 +63,26 @@ def provider_config_delete(*, actor: Actor, config: ProviderConfig) -> None:
     config.delete()
     audit_event_create(workspace=workspace, actor=actor, action="provider.delete",
                        target_type="provider", target_id=pk, data={"slug": slug})
+
+
+def provider_connection_test(*, actor: Actor, config: ProviderConfig) -> c.HealthStatus:
+    """One bounded health call (it never raises and never waits past the health deadline),
+    audited once it is answered: the wait holds no transaction open."""
+    status = provider_for(config).health(deadline=config.health_deadline_ms / 1000)
+    with transaction.atomic():
+        audit_event_create(workspace=config.workspace, actor=actor, action="provider.test",
+                           target_type="provider", target_id=config.pk,
+                           data={"ok": status.ok, "latency_ms": status.latency_ms})
+    return status
+
+
+def provider_check_now(*, actor: Actor, config: ProviderConfig) -> health.PollResult | None:
+    """A recorded check asked for by a person (rate-limited: None when refused), audited once
+    it is recorded."""
+    result = health.check_now(config)
+    if result is not None:
+        with transaction.atomic():
+            audit_event_create(workspace=config.workspace, actor=actor,
+                               action="provider.check_now", target_type="provider",
+                               target_id=config.pk, data={"state": result.state})
+    return result

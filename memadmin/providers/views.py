@@ -7,22 +7,20 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memadmin.audit.services import Actor, audit_event_create
+from memadmin.audit.services import Actor
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.lib.keys import secret_digest
-from memadmin.providers import health, selectors, services
+from memadmin.providers import selectors, services
 from memadmin.providers.forms import ProviderForm
 from memadmin.providers.models import ProviderConfig
-from memadmin.providers.registry import provider_for
 from memadmin.workspaces import access
+from memadmin.workspaces.context import ws_context
 from memadmin.workspaces.models import MetricsToken, Workspace
-from memadmin.workspaces.views import ws_context
 
 
 def _get_provider(workspace: Any, slug: str) -> ProviderConfig:
@@ -110,11 +108,7 @@ def provider_test(request: AuthenticatedHttpRequest, slug: str, provider: str) -
     """One bounded health check (it never raises and never waits past the health deadline)."""
     workspace = access.get_workspace(request.user, slug, "run_health_checks")
     config = _get_provider(workspace, provider)
-    status = provider_for(config).health(deadline=config.health_deadline_ms / 1000)
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="provider.test", target_type="provider", target_id=config.pk,
-                           data={"ok": status.ok, "latency_ms": status.latency_ms})
+    status = services.provider_connection_test(actor=Actor.of(request.user), config=config)
     template = "providers/list.html#test-result" if request.htmx else "providers/test.html"
     return render(request, template,
                   ws_context(request, workspace, provider=config, status=status,
@@ -143,7 +137,7 @@ def health_check_now(request: AuthenticatedHttpRequest, slug: str,
     if not (config.enabled and config.probed):
         messages.error(request, f"{config.name} is disabled or unprobed: it is never polled.")
         return redirect("providers:health", workspace.slug)
-    result = health.check_now(config)
+    result = services.provider_check_now(actor=Actor.of(request.user), config=config)
     if result is None:
         messages.error(request, f"{config.name} was checked moments ago; try again in a few "
                        "seconds.")
@@ -152,10 +146,6 @@ def health_check_now(request: AuthenticatedHttpRequest, slug: str,
             response = HttpResponse(status=429)
             response["HX-Trigger"] = "health-refresh"
         return response
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="provider.check_now", target_type="provider",
-                           target_id=config.pk, data={"state": result.state})
     return redirect("providers:health", workspace.slug)
 
 

@@ -119,6 +119,12 @@ def quarantine_content_viewed(*, actor: Actor, workspace: Workspace,
     """Record that a reviewer was shown the content of these entries."""
     if not entries:
         return
+    with transaction.atomic():
+        _content_viewed(actor, workspace, entries)
+
+
+def _content_viewed(actor: Actor, workspace: Workspace,
+                    entries: Sequence[QuarantineEntry]) -> None:
     audit_event_create(
         workspace=workspace, actor=actor, action="quarantine.view", target_type="quarantine_entry",
         target_id=entries[0].pk if len(entries) == 1 else "",

@@ -9,7 +9,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -30,7 +29,7 @@ from memadmin.quarantine.services import (
     quarantine_rescan_start,
 )
 from memadmin.workspaces import access
-from memadmin.workspaces.views import ws_context
+from memadmin.workspaces.context import ws_context
 
 FILTER_FIELDS = ("state", "provider", "rule", "namespace")
 
@@ -50,9 +49,8 @@ def _render_queue(request: AuthenticatedHttpRequest, workspace: Any, filter_form
         cursor = filter_form.cleaned_data.get("cursor") if filter_form.is_bound else None
         page = selectors.queue_page(workspace, filter_form.filters(), cursor or None)
         shown = [row.entry for row in page.rows if row.segments is not None]
-        with transaction.atomic():
-            quarantine_content_viewed(actor=Actor.of(request.user), workspace=workspace,
-                                      entries=shown)
+        quarantine_content_viewed(actor=Actor.of(request.user), workspace=workspace,
+                                  entries=shown)
     template = "quarantine/queue.html#rows" if request.htmx and page else "quarantine/queue.html"
     from memadmin.quarantine.scanner import RULES
 

@@ -17,17 +17,7 @@ from memadmin.audit.services import Actor
 from memadmin.jobs.services import job_create
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.workspaces import access, forms, selectors, services
-
-
-def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) -> dict[str, Any]:
-    """What every workspace page's layout needs: the workspace and the user's capabilities."""
-    from memadmin.providers.selectors import health_summary
-    from memadmin.quarantine.selectors import pending_count
-
-    can = access.capabilities(request.user, workspace)
-    return {"workspace": workspace, "can": can, "health_summary": health_summary(workspace),
-            "quarantine_pending": pending_count(workspace) if can["review_quarantine"] else None,
-            **extra}
+from memadmin.workspaces.context import ws_context
 
 
 def _in_workspace(model: Any, workspace: Any, pk: Any) -> Any:
@@ -195,7 +185,7 @@ def metrics_token_revoke(request: AuthenticatedHttpRequest, slug: str,
 def _members_page(request: AuthenticatedHttpRequest, workspace: Any, *, member_form: Any = None,
                   owner_form: Any = None, status: int = 200) -> HttpResponse:
     return render(request, "workspaces/members.html", {
-        **ws_context(request, workspace),
+        **ws_context(request, workspace, tab="members"),
         "members": access.members(workspace),
         "owners": access.namespace_owners(workspace),
         "member_form": member_form or forms.MemberForm(),

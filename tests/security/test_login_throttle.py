@@ -11,7 +11,7 @@ from django.conf import settings
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from memadmin.lib.middleware import client_ip
+from memadmin.lib.throttle import client_ip
 from tests.conftest import PASSWORD
 from tests.test_settings import database_url, manage
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from memadmin.lib.middleware import SEEN_RESOLUTION
+from memadmin.lib.sessions import SEEN_RESOLUTION
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
-from memadmin.lib.middleware import InvalidUtf8Middleware
+from memadmin.lib.textinput import InvalidUtf8Middleware
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
