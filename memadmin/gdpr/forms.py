@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from memadmin.gdpr.models import REQUEST_STATES, SubjectRequest
-from memadmin.gdpr.services import REASON_MAX_CHARS
+from memadmin.gdpr.transitions import REASON_MAX_CHARS
 from memadmin.providers import contract as c
 
 

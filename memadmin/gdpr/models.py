@@ -13,6 +13,8 @@ REQUEST_STATES = ["new", "awaiting_approval", "approved", "running", "completed"
                   "denied", "cancelled"]
 #: States in which the clear subject id is still kept (it is needed to run the request).
 REQUEST_OPEN_STATES = ["new", "awaiting_approval", "approved", "running", "partial"]
+#: The kind of the cascade job that runs a request (its params: the request id only).
+JOB_KIND = "subject_request_run"
 STEP_STATES = ["pending", "running", "done", "held", "unsupported", "retrying", "failed"]
 
 

@@ -36,51 +36,51 @@ def _step(step: SubjectRequestStep) -> dict[str, Any]:
             "finished_at": _iso(step.finished_at)}
 
 
-def receipt_build(request: SubjectRequest) -> dict[str, Any]:
+def receipt_build(sr: SubjectRequest) -> dict[str, Any]:
     """The receipt's content: JSON-native values only, so a downloaded copy re-canonicalises to
     the same bytes."""
-    steps = SubjectRequestStep.objects.filter(request=request).order_by("pk")
+    steps = SubjectRequestStep.objects.filter(request=sr).order_by("pk")
     return {
         "version": RECEIPT_VERSION,
-        "request": str(request.pk),
-        "kind": request.kind,
-        "workspace": request.workspace.slug,
-        "subject_hash": request.subject_hash,
-        "subject_key_id": request.subject_key_id,
-        "reason": request.reason,
-        "state": request.state,
-        "override_hold": request.override_hold,
-        "override_reason": request.override_reason,
-        "decision_reason": request.decision_reason,
+        "request": str(sr.pk),
+        "kind": sr.kind,
+        "workspace": sr.workspace.slug,
+        "subject_hash": sr.subject_hash,
+        "subject_key_id": sr.subject_key_id,
+        "reason": sr.reason,
+        "state": sr.state,
+        "override_hold": sr.override_hold,
+        "override_reason": sr.override_reason,
+        "decision_reason": sr.decision_reason,
         "steps": [_step(s) for s in steps],
-        "verification": json.loads(keys.canonical_json(request.verification or {})),
-        "times": {"created": _iso(request.created_at), "submitted": _iso(request.submitted_at),
-                  "approved": _iso(request.decided_at) if request.state != "denied" else None,
-                  "denied": _iso(request.decided_at) if request.state == "denied" else None,
-                  "started": _iso(request.started_at), "finished": _iso(request.completed_at),
-                  "due": _iso(request.due_at)},
-        "actors": {"requested_by": _username(request.requested_by),
-                   "decided_by": _username(request.decided_by),
-                   "cancelled_by": _username(request.cancelled_by),
-                   "override_by": _username(request.override_by)},
+        "verification": json.loads(keys.canonical_json(sr.verification or {})),
+        "times": {"created": _iso(sr.created_at), "submitted": _iso(sr.submitted_at),
+                  "approved": _iso(sr.decided_at) if sr.state != "denied" else None,
+                  "denied": _iso(sr.decided_at) if sr.state == "denied" else None,
+                  "started": _iso(sr.started_at), "finished": _iso(sr.completed_at),
+                  "due": _iso(sr.due_at)},
+        "actors": {"requested_by": _username(sr.requested_by),
+                   "decided_by": _username(sr.decided_by),
+                   "cancelled_by": _username(sr.cancelled_by),
+                   "override_by": _username(sr.override_by)},
     }
 
 
-def receipt_seal(request: SubjectRequest) -> None:
+def receipt_seal(sr: SubjectRequest) -> None:
     """Build, sign and store the receipt on the request (in the caller's transaction)."""
-    receipt = receipt_build(request)
+    receipt = receipt_build(sr)
     key_id, signature = keys.sign(receipt)
-    request.receipt, request.receipt_key_id, request.receipt_signature = \
+    sr.receipt, sr.receipt_key_id, sr.receipt_signature = \
         receipt, key_id, signature
-    request.save(update_fields=["receipt", "receipt_key_id", "receipt_signature"])
+    sr.save(update_fields=["receipt", "receipt_key_id", "receipt_signature"])
 
 
-def receipt_document(request: SubjectRequest) -> dict[str, Any]:
+def receipt_document(sr: SubjectRequest) -> dict[str, Any]:
     """What the download gives: the receipt with its key id and signature."""
-    if request.receipt is None:
+    if sr.receipt is None:
         raise ValueError("this request has no receipt yet")
-    return {"receipt": request.receipt, "key_id": request.receipt_key_id,
-            "signature": request.receipt_signature}
+    return {"receipt": sr.receipt, "key_id": sr.receipt_key_id,
+            "signature": sr.receipt_signature}
 
 
 class ReceiptInvalid(Exception):

@@ -30,13 +30,12 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.models import SubjectRequest, Tombstone
-from memadmin.gdpr.services import (
+from memadmin.gdpr.services import subject_request_preview, subject_requests_upkeep
+from memadmin.gdpr.transitions import (
     subject_request_cancel,
     subject_request_create,
-    subject_request_preview,
     subject_request_retry,
     subject_request_submit,
-    subject_requests_upkeep,
 )
 from memadmin.jobs import runner
 from memadmin.memory import exports
@@ -61,7 +60,7 @@ def no_four_eyes(workspace):  # type: ignore[no-untyped-def]
 def start(actor: Actor, workspace, kind: str = "erasure") -> SubjectRequest:  # type: ignore[no-untyped-def]
     request = subject_request_create(actor=actor, workspace=workspace, kind=kind,
                                      subject_id=SUBJECT, reason=REASON)
-    subject_request_submit(actor=actor, request=request)
+    subject_request_submit(actor=actor, subject_request=request)
     return SubjectRequest.objects.get(pk=request.pk)
 
 
@@ -90,7 +89,7 @@ def test_an_erasure_across_three_providers_is_partial_and_shows_the_unsupported_
         actor, workspace, put, other_namespace, http_config, legacy, legacy_config) -> None:
     seed(put, other_namespace)
     request = start(actor("carl"), workspace)
-    preview = subject_request_preview(actor=actor("carl"), request=request)
+    preview = subject_request_preview(actor=actor("carl"), subject_request=request)
     assert [(s.provider_label, s.found) for s in preview] == [
         ("Across HTTP", 5), ("Built-in", 5), ("Legacy store", None)]
     assert preview[2].error == "the provider can neither count nor list the subject's items"
@@ -139,7 +138,7 @@ def test_a_step_failing_past_its_attempts_is_failed_and_a_retry_completes_the_re
     assert "unavailable" in failed.error and SUBJECT not in failed.error
 
     legacy.store(items=2)  # the store is back
-    subject_request_retry(actor=actor("ada"), request=request)
+    subject_request_retry(actor=actor("ada"), subject_request=request)
     request = finished(request)
     assert request.state == "completed"
     assert steps(request) == {"Built-in": ("done", 1, 0, 0), "Legacy store": ("done", 2, 0, 0)}
@@ -365,7 +364,7 @@ def test_an_admin_cancel_while_running_stops_after_the_step_in_flight(
     try:
         request = start(actor("carl"), workspace)
         wait_for(tmp_path / "gdpr_step.reached", process)
-        subject_request_cancel(actor=actor("ada"), request=request)
+        subject_request_cancel(actor=actor("ada"), subject_request=request)
         assert SubjectRequest.objects.get(pk=request.pk).state == "running"
         (tmp_path / "gdpr_step.pause").unlink()  # the step in flight goes on
         end = timezone.now() + dt.timedelta(seconds=60)

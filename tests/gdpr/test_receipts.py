@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 
 from memadmin.gdpr.models import SubjectRequest
 from memadmin.gdpr.receipts import receipt_document
-from memadmin.gdpr.services import (
+from memadmin.gdpr.transitions import (
     subject_request_cancel,
     subject_request_create,
     subject_request_submit,
@@ -35,7 +35,7 @@ def completed(actor, workspace, put) -> SubjectRequest:  # type: ignore[no-untyp
     put("likes tea")
     request = subject_request_create(actor=actor("carl"), workspace=workspace, kind="erasure",
                                      subject_id=SUBJECT, reason="Letter of 2 March")
-    subject_request_submit(actor=actor("carl"), request=request)
+    subject_request_submit(actor=actor("carl"), subject_request=request)
     assert run_job(SubjectRequest.objects.get(pk=request.pk).job) == "succeeded"
     return SubjectRequest.objects.get(pk=request.pk)
 
@@ -122,7 +122,7 @@ def test_rotating_secret_key_breaks_no_receipt(completed, tmp_path: Path, settin
 def test_cancelled_and_denied_requests_get_receipts(actor, workspace) -> None:
     request = subject_request_create(actor=actor("carl"), workspace=workspace, kind="access",
                                      subject_id=SUBJECT, reason="Phone call")
-    subject_request_cancel(actor=actor("carl"), request=request)
+    subject_request_cancel(actor=actor("carl"), subject_request=request)
     request = SubjectRequest.objects.get(pk=request.pk)
     assert request.receipt["state"] == "cancelled"
     assert request.receipt["actors"]["cancelled_by"] == "carl"

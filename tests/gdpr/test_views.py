@@ -12,7 +12,7 @@ from django.urls import reverse
 from memadmin.audit.models import AuditEvent
 from memadmin.gdpr.models import SubjectRequest
 from memadmin.gdpr.receipts import receipt_verify
-from memadmin.gdpr.services import subject_request_create
+from memadmin.gdpr.transitions import subject_request_create
 from memadmin.memory.models import MemoryItem
 
 from .conftest import SUBJECT, run_job
@@ -27,7 +27,7 @@ def detail(req: SubjectRequest) -> str:
 
 
 def act(req: SubjectRequest, action: str) -> str:
-    return reverse("gdpr:act", args=["acme", req.pk, action])
+    return reverse(f"gdpr:{action}", args=["acme", req.pk])
 
 
 @pytest.fixture
@@ -184,8 +184,7 @@ class TestActions:
 
     def test_unknown_actions_and_bad_reasons(self, client_for, erasure) -> None:  # type: ignore[no-untyped-def]
         carl = client_for("carl")
-        assert carl.post(reverse("gdpr:act", args=["acme", erasure.pk, "explode"])
-                         ).status_code == 404
+        assert carl.post(detail(erasure) + "explode/").status_code == 404
         carl.post(act(erasure, "override"), {"reason": "n\x00ul"})
         erasure.refresh_from_db()
         assert not erasure.override_hold
