@@ -15,6 +15,8 @@ class RequestFilterForm(forms.Form):
     kind = forms.ChoiceField(required=False, choices=[("", "any")] + SubjectRequest.KIND_CHOICES)
     overdue = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "overdue"),
                                                          ("no", "on time")])
+    approval = forms.ChoiceField(required=False, label="Approval",
+                                 choices=[("", "any"), ("mine", "waiting for my approval")])
     q = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
                         label="Request id, reason words or exact subject id")
 

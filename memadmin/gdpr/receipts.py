@@ -52,6 +52,7 @@ def receipt_build(sr: SubjectRequest) -> dict[str, Any]:
         "override_hold": sr.override_hold,
         "override_reason": sr.override_reason,
         "decision_reason": sr.decision_reason,
+        "approval_digest": sr.approval_digest,
         "steps": [_step(s) for s in steps],
         "verification": json.loads(keys.canonical_json(sr.verification or {})),
         "times": {"created": _iso(sr.created_at), "submitted": _iso(sr.submitted_at),

@@ -71,13 +71,31 @@ def _annotated(workspace: Workspace) -> QuerySet[SubjectRequest]:
             ))
 
 
+def waiting_for_approval_by(workspace: Workspace, user: Any) -> QuerySet[SubjectRequest]:
+    """Requests awaiting approval that ``user`` may approve: not their own, and not an override
+    they asked for (four eyes)."""
+    return (SubjectRequest.objects
+            .filter(workspace=workspace, state="awaiting_approval")
+            .exclude(requested_by_id=user.pk)
+            .exclude(override_hold=True, override_by_id=user.pk))
+
+
+def waiting_for_approval_count(workspace: Workspace, user: Any) -> int:
+    """How many requests wait for ``user``'s approval (the navigation's badge)."""
+    return waiting_for_approval_by(workspace, user).count()
+
+
 def request_list(workspace: Workspace, *, state: str | None = None, kind: str | None = None,
-                 overdue: bool | None = None, q: str | None = None) -> QuerySet[SubjectRequest]:
+                 overdue: bool | None = None, q: str | None = None,
+                 approver: Any = None) -> QuerySet[SubjectRequest]:
     """The workspace's requests, newest first, filtered. ``state`` may also be ``"open"``.
     ``q`` matches a request id, words of the reason, or a data-subject id exactly (compared by
     keyed hash, so the clear id is never searched for in the table). Unknown filter values
-    match nothing rather than fail."""
+    match nothing rather than fail. ``approver``: only the requests waiting for that user's
+    approval."""
     qs = _annotated(workspace)
+    if approver is not None:
+        qs = qs.filter(pk__in=waiting_for_approval_by(workspace, approver).values("pk"))
     if state:
         if state == "open":
             qs = qs.filter(state__in=REQUEST_OPEN_STATES)

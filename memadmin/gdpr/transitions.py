@@ -11,9 +11,17 @@ the requester or an admin cancels, an admin alone cancels a running request).
     new --submit--> approved (access, or erasure without four eyes)
     awaiting_approval --deny--> denied
     approved --start (the job)--> running --close--> completed | partial
-    partial --retry--> running
+    partial --retry--> running (if what was approved is unchanged, else --> awaiting_approval)
+    partial --override (four eyes)--> awaiting_approval
     new | awaiting_approval | approved --cancel (requester, admin)--> cancelled
     running --cancel (admin; after the step in flight)--> cancelled
+
+Four eyes hold: an approval records a digest of what was approved (``approval_digest``: kind,
+subject hash, override and its reason, the providers). Where the workspace needs four eyes for
+an erasure, nothing runs unless the digest still matches: an override after a run, or any
+other change, sends the request back to ``awaiting_approval`` for an approver who is neither
+the requester nor the person who made the change. An override is refused while the approved
+erasure is waiting to run or running.
 
 The clear subject id is kept only while the request can still run; it is dropped (NULL) at
 ``completed``, ``denied`` and ``cancelled``. Audit events carry the keyed hash, never the id.
@@ -22,6 +30,7 @@ The clear subject id is kept only while the request can still run; it is dropped
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,7 +50,7 @@ from memadmin.gdpr.models import (
 )
 from memadmin.gdpr.receipts import receipt_seal
 from memadmin.jobs.models import Job
-from memadmin.lib.keys import subject_hash
+from memadmin.lib.keys import canonical_json, subject_hash
 from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig
 from memadmin.workspaces import access
@@ -143,6 +152,54 @@ def _save(sr: SubjectRequest, *fields: str) -> None:
     sr.save(update_fields=[*fields, "updated_at"])
 
 
+def approval_digest(sr: SubjectRequest) -> str:
+    """SHA-256 over what an approval covers: kind, subject hash, override and its reason, and
+    the providers the steps will contact (step and provider ids)."""
+    steps = SubjectRequestStep.objects.filter(request=sr).order_by("pk")
+    body = {
+        "kind": sr.kind,
+        "subject": [sr.subject_key_id, sr.subject_hash],
+        "override_hold": sr.override_hold,
+        "override_reason": sr.override_reason if sr.override_hold else "",
+        "providers": [[pk, None if provider is None else str(provider)]
+                      for pk, provider in steps.values_list("pk", "provider_id")],
+    }
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def needs_four_eyes(sr: SubjectRequest) -> bool:
+    return sr.kind == "erasure" and sr.workspace.four_eyes_erasure
+
+
+def approval_holds(sr: SubjectRequest) -> bool:
+    """Whether what is about to run is still what was approved. A request approved without a
+    recorded digest (from before digests) runs only where no second approval is needed."""
+    if sr.approval_digest:
+        return sr.approval_digest == approval_digest(sr)
+    return not needs_four_eyes(sr)
+
+
+def _reset_unfinished_steps(sr: SubjectRequest, steps: QuerySet[SubjectRequestStep]) -> int:
+    """Steps to run again go back to ``pending``; verification and receipt start over."""
+    retried = steps.update(state="pending", error="", next_attempt_at=None, residue=None,
+                           finished_at=None)
+    SubjectRequestStep.objects.filter(request=sr, state="done").update(residue=None)
+    sr.verification = {}
+    sr.receipt, sr.receipt_key_id, sr.receipt_signature = None, "", ""
+    _save(sr, "verification", "receipt", "receipt_key_id", "receipt_signature")
+    return retried
+
+
+def _send_back(actor: Actor, sr: SubjectRequest, why: str) -> None:
+    """The approval is void: the request waits for a new one (row locked by the caller)."""
+    sr.state, sr.decided_by, sr.decided_at, sr.approval_digest = \
+        "awaiting_approval", None, None, ""
+    sr.receipt, sr.receipt_key_id, sr.receipt_signature = None, "", ""
+    _save(sr, "state", "decided_by", "decided_at", "approval_digest", "receipt",
+          "receipt_key_id", "receipt_signature")
+    _audit(actor, sr, "approval_void", why=why)
+
+
 def audit_request_event(*, actor: Actor, subject_request: SubjectRequest, action: str,
                         **data: Any) -> None:
     """Audit something done to a request that is not a transition (e.g. a preview), in the
@@ -215,7 +272,8 @@ def subject_request_submit(*, actor: Actor, subject_request: SubjectRequest) -> 
         else:
             sr.state = "approved"
             sr.decided_at = sr.submitted_at
-            _save(sr, "state", "submitted_at", "decided_at")
+            sr.approval_digest = approval_digest(sr)
+            _save(sr, "state", "submitted_at", "decided_at", "approval_digest")
             _start_job(actor, sr)
         _audit(actor, sr, "submit")
     return sr
@@ -241,19 +299,29 @@ def _check_second_pair_of_eyes(actor: Actor, sr: SubjectRequest, action: str) ->
     if sr.requested_by_id == actor.user.pk:
         raise SubjectRequestError(f"the requester cannot {action} their own request "
                                   "(four eyes: another compliance user must)")
+    if sr.override_hold and sr.override_by_id == actor.user.pk:
+        raise SubjectRequestError(f"whoever asked to override the legal holds cannot {action} "
+                                  "it (four eyes: another compliance user must)")
 
 
 def subject_request_approve(*, actor: Actor, subject_request: SubjectRequest) -> SubjectRequest:
-    """Another compliance user approves an erasure awaiting approval; its job starts."""
+    """Another compliance user (neither the requester nor whoever asked for the override)
+    approves an erasure awaiting approval; the digest of what they approved is recorded and
+    its job starts. A request sent back after a run re-runs the steps that are not done."""
     sr = subject_request
     with transaction.atomic():
         _locked(sr)
         _check_second_pair_of_eyes(actor, sr, "approve")
         _expect(sr, "awaiting_approval", action="approve")
+        rerun = 0
+        if sr.run_round:
+            rerun = _reset_unfinished_steps(
+                sr, SubjectRequestStep.objects.filter(request=sr).exclude(state="done"))
         sr.state, sr.decided_by, sr.decided_at = "approved", actor.user, timezone.now()
-        _save(sr, "state", "decided_by", "decided_at")
+        sr.approval_digest = approval_digest(sr)
+        _save(sr, "state", "decided_by", "decided_at", "approval_digest")
         _start_job(actor, sr)
-        _audit(actor, sr, "approve")
+        _audit(actor, sr, "approve", digest=sr.approval_digest, steps_rerun=rerun)
     return sr
 
 
@@ -325,7 +393,9 @@ def _close_cancelled(sr: SubjectRequest) -> None:
 def subject_request_retry(*, actor: Actor, subject_request: SubjectRequest,
                           step_ids: Sequence[int] | None = None) -> SubjectRequest:
     """Run a partial request again: the steps not ``done`` (or just ``step_ids`` among them)
-    go back to ``pending``, a new job runs them, then verification runs again."""
+    go back to ``pending``, a new job runs them, then verification runs again. If what was
+    approved has changed since, nothing runs: the request goes back to ``awaiting_approval``
+    (returned in that state)."""
     sr = subject_request
     require_role(actor, sr.workspace)
     with transaction.atomic():
@@ -338,12 +408,12 @@ def subject_request_retry(*, actor: Actor, subject_request: SubjectRequest,
                 raise SubjectRequestError("only steps of this request that are not done can "
                                           "be retried")
             steps = steps.filter(pk__in=wanted)
-        retried = steps.update(state="pending", error="", next_attempt_at=None, residue=None,
-                               finished_at=None)
-        SubjectRequestStep.objects.filter(request=sr, state="done").update(residue=None)
-        sr.state, sr.verification = "running", {}
-        sr.receipt, sr.receipt_key_id, sr.receipt_signature = None, "", ""
-        _save(sr, "state", "verification", "receipt", "receipt_key_id", "receipt_signature")
+        if not approval_holds(sr):
+            _send_back(actor, sr, "what was approved changed before the retry")
+            return sr
+        retried = _reset_unfinished_steps(sr, steps)
+        sr.state = "running"
+        _save(sr, "state")
         _start_job(actor, sr)
         _audit(actor, sr, "retry", steps=retried, round=sr.run_round)
     return sr
@@ -352,7 +422,9 @@ def subject_request_retry(*, actor: Actor, subject_request: SubjectRequest,
 def subject_request_set_override(*, actor: Actor, subject_request: SubjectRequest,
                                  reason: str) -> SubjectRequest:
     """Let the erasure remove items under freeze or legal hold (``forget(override_hold=True)``
-    on the steps that run from now on). Compliance only, with a reason; audited."""
+    on the steps that run from now on). Compliance only, with a reason; audited. Refused once
+    the erasure is approved and until its run ends; on a ``partial`` erasure that needs four
+    eyes, the request goes back to ``awaiting_approval`` for another compliance user."""
     sr = subject_request
     require_role(actor, sr.workspace)
     reason = clean_text(reason, field="override reason", required=True)
@@ -362,10 +434,20 @@ def subject_request_set_override(*, actor: Actor, subject_request: SubjectReques
             raise SubjectRequestError("only an erasure can override a legal hold")
         if sr.state in TERMINAL_STATES:
             raise SubjectRequestError(f"the request is already {sr.state}")
+        if sr.state in ("approved", "running"):
+            raise SubjectRequestError(
+                "the approved erasure is under way; an override can be asked for once it has "
+                "ended as partial (or cancel it), and needs another approval")
         sr.override_hold, sr.override_reason = True, reason
         sr.override_by = actor.user
         _save(sr, "override_hold", "override_reason", "override_by")
         _audit(actor, sr, "override_hold", reason_chars=len(reason))
+        if sr.state == "partial" and needs_four_eyes(sr):
+            _send_back(actor, sr, "legal holds to be overridden")
+        elif sr.approval_digest:
+            # No second approval needed here: the requester's side decides the change alone.
+            sr.approval_digest = approval_digest(sr)
+            _save(sr, "approval_digest")
     return sr
 
 
@@ -378,6 +460,9 @@ def subject_request_start(*, actor: Actor, subject_request: SubjectRequest) -> b
     sr = subject_request
     with transaction.atomic():
         _locked(sr)
+        if sr.state in ("approved", "running") and not approval_holds(sr):
+            _send_back(actor, sr, "what was approved changed before the run")
+            return False
         if sr.state == "approved":
             sr.state, sr.started_at = "running", timezone.now()
             _save(sr, "state", "started_at")

@@ -19,7 +19,6 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
-from memadmin.gdpr.models import REQUEST_OPEN_STATES
 from memadmin.gdpr.receipts import receipt_document
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
@@ -47,7 +46,8 @@ def request_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         rows = list(selectors.request_list(
             workspace, state=data.get("state") or None, kind=data.get("kind") or None,
             overdue={"yes": True, "no": False}.get(data.get("overdue") or ""),
-            q=data.get("q") or None)[:LIST_LIMIT])
+            q=data.get("q") or None,
+            approver=request.user if data.get("approval") == "mine" else None)[:LIST_LIMIT])
     return render(request, "gdpr/list.html", ws_context(
         request, workspace, tab="requests", form=form, rows=rows, limit=LIST_LIMIT),
         status=status)
@@ -85,12 +85,13 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
         may={
             "preview": state in ("new", "awaiting_approval", "approved", "partial"),
             "submit": state == "new" and is_requester,
-            "decide": state == "awaiting_approval" and not is_requester,
+            "decide": state == "awaiting_approval" and not is_requester
+            and not (row.override_hold and row.override_by_id == user.pk),
             "cancel": (state in ("new", "awaiting_approval", "approved")
                        and (is_requester or is_admin)) or (state == "running" and is_admin),
             "retry": state == "partial",
-            "override": row.kind == "erasure" and state in REQUEST_OPEN_STATES
-            and state != "running" and not row.override_hold,
+            "override": row.kind == "erasure" and state in ("new", "awaiting_approval", "partial")
+            and not row.override_hold,
         },
         receipt=row.receipt is not None, now=timezone.now(),
     )
@@ -105,8 +106,13 @@ def request_detail(request: AuthenticatedHttpRequest, slug: str, request_id: str
     return render(request, template, _detail_context(request, workspace, row))
 
 
+SENT_BACK = ("What was approved has changed: the request now waits for another compliance "
+             "user's approval.")
+
+
 def _act(request: AuthenticatedHttpRequest, slug: str, request_id: str,
-         call: Callable[[Actor, Any, str], Any], done: str) -> HttpResponse:
+         call: Callable[[Actor, Any, str], Any], done: str,
+         may_send_back: bool = False) -> HttpResponse:
     """The body of every action view: the request of the workspace, a valid reason form, the
     transition (which enforces its own rules), a message, back to the request's page."""
     workspace = _workspace(request, slug)
@@ -116,12 +122,14 @@ def _act(request: AuthenticatedHttpRequest, slug: str, request_id: str,
         messages.error(request, " ".join(str(e) for errors in form.errors.values()
                                           for e in errors))
         return redirect("gdpr:detail", workspace.slug, row.pk)
+    before = row.state
     try:
         call(Actor.of(request.user), row, form.cleaned_data["reason"])
     except transitions.SubjectRequestError as exc:
         messages.error(request, f"Not done: {exc}.")
     else:
-        messages.success(request, done)
+        sent_back = may_send_back and before != row.state == "awaiting_approval"
+        messages.success(request, SENT_BACK if sent_back else done)
     return redirect("gdpr:detail", workspace.slug, row.pk)
 
 
@@ -162,7 +170,7 @@ def request_cancel(request: AuthenticatedHttpRequest, slug: str, request_id: str
 def request_retry(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
     return _act(request, slug, request_id, lambda actor, sr, reason: (
         transitions.subject_request_retry(actor=actor, subject_request=sr)),
-        "Retrying the steps that are not done.")
+        "Retrying the steps that are not done.", may_send_back=True)
 
 
 @require_POST
@@ -172,7 +180,7 @@ def request_override(request: AuthenticatedHttpRequest, slug: str,
     return _act(request, slug, request_id, lambda actor, sr, reason: (
         transitions.subject_request_set_override(actor=actor, subject_request=sr,
                                                  reason=reason)),
-        "Legal holds will be overridden for this erasure.")
+        "Legal holds will be overridden for this erasure.", may_send_back=True)
 
 
 @require_POST

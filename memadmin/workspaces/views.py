@@ -21,12 +21,15 @@ from memadmin.workspaces import access, forms, selectors, services
 
 def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) -> dict[str, Any]:
     """What every workspace page's layout needs: the workspace and the user's capabilities."""
+    from memadmin.gdpr.selectors import waiting_for_approval_count
     from memadmin.providers.selectors import health_summary
     from memadmin.quarantine.selectors import pending_count
 
     can = access.capabilities(request.user, workspace)
     return {"workspace": workspace, "can": can, "health_summary": health_summary(workspace),
             "quarantine_pending": pending_count(workspace) if can["review_quarantine"] else None,
+            "approvals_waiting": waiting_for_approval_count(workspace, request.user)
+            if can["subject_requests"] else None,
             **extra}
 
 

@@ -277,8 +277,10 @@ class TestHoldAndOverride:
         event = AuditEvent.objects.get(action="subject_request.override_hold")
         assert event.actor_label == "carl" and event.data["reason_chars"] == 29
 
-        subject_request_retry(actor=actor("carol"), subject_request=request)
-        assert refresh(request).state == "running"
+        # Four eyes: the override voids carol's approval; she approves again, then it runs.
+        assert refresh(request).state == "awaiting_approval"
+        subject_request_approve(actor=actor("carol"), subject_request=request)
+        assert refresh(request).state == "approved"
         run_job(refresh(request).job)
         request = refresh(request)
         step = request.steps.get()
