@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
+from memadmin.gdpr.scrub import ERASED, redact, subject_label
 from memadmin.lib import keys
 
 RECEIPT_VERSION = 1
@@ -29,10 +30,16 @@ def _username(user: Any) -> str | None:
     return user.get_username() if user is not None else None
 
 
-def _step(step: SubjectRequestStep) -> dict[str, Any]:
+def _redacted(sr: SubjectRequest, text: str) -> str:
+    """A receipt never carries the clear subject id, not even quoted in a reason."""
+    return redact(text, sr.subject_id, subject_label(sr))
+
+
+def _step(step: SubjectRequestStep, subject: str | None) -> dict[str, Any]:
     return {"provider": step.provider_label, "state": step.state, "found": step.found,
             "removed": step.removed, "held": step.held, "exported": step.exported,
-            "residue": step.residue, "attempts": step.attempts, "error": step.error,
+            "residue": step.residue, "attempts": step.attempts,
+            "error": redact(step.error, subject, ERASED),
             "finished_at": _iso(step.finished_at)}
 
 
@@ -47,13 +54,13 @@ def receipt_build(sr: SubjectRequest) -> dict[str, Any]:
         "workspace": sr.workspace.slug,
         "subject_hash": sr.subject_hash,
         "subject_key_id": sr.subject_key_id,
-        "reason": sr.reason,
+        "reason": _redacted(sr, sr.reason),
         "state": sr.state,
         "override_hold": sr.override_hold,
-        "override_reason": sr.override_reason,
-        "decision_reason": sr.decision_reason,
+        "override_reason": _redacted(sr, sr.override_reason),
+        "decision_reason": _redacted(sr, sr.decision_reason),
         "approval_digest": sr.approval_digest,
-        "steps": [_step(s) for s in steps],
+        "steps": [_step(s, sr.subject_id) for s in steps],
         "verification": json.loads(keys.canonical_json(sr.verification or {})),
         "times": {"created": _iso(sr.created_at), "submitted": _iso(sr.submitted_at),
                   "approved": _iso(sr.decided_at) if sr.state != "denied" else None,

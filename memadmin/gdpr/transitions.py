@@ -337,9 +337,10 @@ def subject_request_deny(*, actor: Actor, subject_request: SubjectRequest,
         sr.state, sr.decided_by, sr.decided_at = "denied", actor.user, timezone.now()
         sr.decision_reason = reason
         sr.completed_at = sr.decided_at
+        redacted = scrub.request_texts_redact(sr, sr.subject_id)
         sr.subject_id = None
         _save(sr, "state", "decided_by", "decided_at", "decision_reason", "completed_at",
-              "subject_id")
+              "subject_id", *redacted)
         receipt_seal(sr)
         _audit(actor, sr, "deny", reason_chars=len(reason))
     return sr
@@ -383,10 +384,11 @@ def _close_cancelled(sr: SubjectRequest) -> None:
     """Close a request as ``cancelled`` (its clear id dropped, a receipt sealed), in the
     caller's transaction with the row locked."""
     sr.state, sr.completed_at = "cancelled", timezone.now()
+    redacted = scrub.request_texts_redact(sr, sr.subject_id)
     sr.subject_id = None
     SubjectRequestStep.objects.filter(request=sr, state__in=UNFINISHED_STEPS).update(
         next_attempt_at=None)
-    _save(sr, "state", "completed_at", "subject_id")
+    _save(sr, "state", "completed_at", "subject_id", *redacted)
     receipt_seal(sr)
 
 
@@ -502,6 +504,9 @@ def subject_request_close(*, actor: Actor, subject_request: SubjectRequest, stat
             fields += ["access_file", "access_file_expires_at"]
         scrubbed: dict[str, int] = {}
         if state == "completed":
+            # The reasons lose the clear id before the receipt is sealed (an erasure's scrub
+            # also redacts every other request of the workspace that quotes it).
+            fields += scrub.request_texts_redact(sr, subject)
             if sr.kind == "erasure":
                 scrub.tombstone_write(sr)
                 scrubbed = scrub.scrub_subject(sr, subject)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
@@ -39,7 +40,7 @@ from memadmin.gdpr.transitions import (
 )
 from memadmin.jobs import runner
 from memadmin.memory import exports
-from memadmin.memory.imports import import_plan
+from memadmin.memory.imports import import_plan, upload_store
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
@@ -57,9 +58,9 @@ def no_four_eyes(workspace):  # type: ignore[no-untyped-def]
     workspace.save()
 
 
-def start(actor: Actor, workspace, kind: str = "erasure") -> SubjectRequest:  # type: ignore[no-untyped-def]
+def start(actor: Actor, workspace, kind: str = "erasure", reason: str = REASON) -> SubjectRequest:  # type: ignore[no-untyped-def]
     request = subject_request_create(actor=actor, workspace=workspace, kind=kind,
-                                     subject_id=SUBJECT, reason=REASON)
+                                     subject_id=SUBJECT, reason=reason)
     subject_request_submit(actor=actor, subject_request=request)
     return SubjectRequest.objects.get(pk=request.pk)
 
@@ -215,12 +216,18 @@ def test_a_completed_erasure_leaves_a_tombstone_and_the_clear_id_nowhere(
         namespaces=[namespace, other_namespace], filters=c.ItemFilters(subject=SUBJECT),
         fmt="zip")
     assert run_job(export) == "succeeded"
-    access = finished(start(actor("carl"), workspace, kind="access"))
+    # Reasons people write quote the id; an import was uploaded but never confirmed.
+    access = finished(start(actor("carl"), workspace, kind="access",
+                            reason=f"Access asked for by {SUBJECT} on 1 March"))
     assert access.state == "completed" and access.access_file
+    upload = json.dumps({"tier": "facts", "key": "k9", "content": f"{MARKER}: imported",
+                         "dataSubjectId": SUBJECT}).encode()
+    upload_name = upload_store(io.BytesIO(upload))
     assert file_hits(storage, SUBJECT) and file_hits(storage, MARKER)
     assert database_hits(SUBJECT) and database_hits(MARKER)
 
-    request = finished(start(actor("carl"), workspace))
+    request = finished(start(actor("carl"), workspace,
+                             reason=f"{SUBJECT} wrote to us on 2 March asking for erasure"))
 
     assert request.state == "completed"
     assert steps(request) == {"Across HTTP": ("done", 5, 0, 0), "Built-in": ("done", 0, 0, 0)}
@@ -230,6 +237,14 @@ def test_a_completed_erasure_leaves_a_tombstone_and_the_clear_id_nowhere(
     assert request.subject_id is None
     assert request.receipt["state"] == "completed"
     assert SubjectRequest.objects.get(pk=access.pk).access_file == ""
+    # The reasons keep their sense, with the keyed-hash label in place of the id, and the
+    # receipt was sealed over the scrubbed reason.
+    label = f"[subject {request.subject_key_id}:{request.subject_hash[:16]}]"
+    assert request.reason == f"{label} wrote to us on 2 March asking for erasure"
+    assert request.receipt["reason"] == request.reason
+    assert SubjectRequest.objects.get(pk=access.pk).reason == \
+        f"Access asked for by {label} on 1 March"
+    assert not default_storage.exists(upload_name)
     # Gone: every text and JSON column of every table (ours and the task backend's), every
     # file under the storage location, and everything logged.
     assert database_hits(SUBJECT) == []

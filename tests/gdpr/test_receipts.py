@@ -15,6 +15,7 @@ from memadmin.gdpr.receipts import receipt_document
 from memadmin.gdpr.transitions import (
     subject_request_cancel,
     subject_request_create,
+    subject_request_deny,
     subject_request_submit,
 )
 from tests.gdpr.conftest import SUBJECT, run_job
@@ -134,3 +135,22 @@ def test_an_open_request_has_no_receipt_to_download(actor, workspace) -> None:
                                      subject_id=SUBJECT, reason="Phone call")
     with pytest.raises(ValueError, match="no receipt"):
         receipt_document(request)
+
+
+def test_a_receipt_never_quotes_the_clear_id_not_even_in_a_reason(actor, workspace,
+                                                                  carol) -> None:
+    cancelled = subject_request_create(actor=actor("carl"), workspace=workspace,
+                                       kind="erasure", subject_id=SUBJECT,
+                                       reason=f"{SUBJECT} phoned on 2 March")
+    subject_request_cancel(actor=actor("carl"), subject_request=cancelled)
+    cancelled = SubjectRequest.objects.get(pk=cancelled.pk)
+    assert SUBJECT not in json.dumps(cancelled.receipt)
+    assert SUBJECT not in cancelled.reason and "phoned on 2 March" in cancelled.reason
+
+    denied = subject_request_create(actor=actor("carl"), workspace=workspace, kind="erasure",
+                                    subject_id=SUBJECT, reason="Letter of 2 March")
+    subject_request_submit(actor=actor("carl"), subject_request=denied)
+    subject_request_deny(actor=actor("carol"), subject_request=denied,
+                         reason=f"we could not verify that the writer is {SUBJECT}")
+    denied = SubjectRequest.objects.get(pk=denied.pk)
+    assert SUBJECT not in json.dumps(denied.receipt) and SUBJECT not in denied.decision_reason
