@@ -2,22 +2,22 @@
 
 A receipt says what was asked, who decided, what every provider answered and what verification
 found, with the subject's keyed hash and key id (never the clear id). It is signed over its
-canonical JSON with the active key of ``MEMADMIN_SIGNING_KEYS`` (not ``SECRET_KEY``), so it
-still verifies after ``SECRET_KEY`` rotates. The downloadable document is
-``{"receipt": ..., "key_id": ..., "signature": ...}``; ``manage.py verify_receipt FILE`` checks
-one.
-"""
+canonical JSON with the active Ed25519 key of ``MEMADMIN_SIGNING_KEYS`` (not ``SECRET_KEY``),
+so it still verifies after ``SECRET_KEY`` rotates, and verifying needs only the public key. The
+downloadable document is ``{"receipt", "key_id", "algorithm": "ed25519", "signature"}``;
+``manage.py verify_receipt FILE [--public-keys KEYS.json]`` checks one."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
 from memadmin.gdpr.scrub import ERASED, redact, subject_label
 from memadmin.lib import keys
 
-RECEIPT_VERSION = 1
+RECEIPT_VERSION = 2  # 2: Ed25519, approval digest, reasons without the clear id
 #: States whose receipt is sealed (the request's outcome so far).
 SEALED_STATES = frozenset({"completed", "partial", "denied", "cancelled"})
 
@@ -83,30 +83,56 @@ def receipt_seal(sr: SubjectRequest) -> None:
     sr.save(update_fields=["receipt", "receipt_key_id", "receipt_signature"])
 
 
+def _legacy(signature: str) -> bool:
+    """An HMAC-SHA256 signature from before Ed25519 (64 hex digits)."""
+    return bool(re.fullmatch(r"[0-9a-f]{64}", signature))
+
+
 def receipt_document(sr: SubjectRequest) -> dict[str, Any]:
-    """What the download gives: the receipt with its key id and signature."""
+    """What the download gives: the receipt with its key id, algorithm and signature (a receipt
+    sealed before Ed25519 keeps its old shape, without ``algorithm``)."""
     if sr.receipt is None:
         raise ValueError("this request has no receipt yet")
-    return {"receipt": sr.receipt, "key_id": sr.receipt_key_id,
-            "signature": sr.receipt_signature}
+    document = {"receipt": sr.receipt, "key_id": sr.receipt_key_id,
+                "signature": sr.receipt_signature}
+    if not _legacy(sr.receipt_signature):
+        document["algorithm"] = keys.SIGNATURE_ALGORITHM
+    return document
 
 
 class ReceiptInvalid(Exception):
     """Why a receipt document does not verify."""
 
 
-def receipt_verify(document: Any) -> str:
-    """The key id of a valid receipt document; ``ReceiptInvalid`` naming what failed."""
-    if not isinstance(document, dict) or set(document) != {"receipt", "key_id", "signature"}:
-        raise ReceiptInvalid("malformed: expected an object with receipt, key_id and signature")
+def receipt_verify(document: Any, public: dict[str, str] | None = None) -> str:
+    """The key id of a valid receipt document; ``ReceiptInvalid`` naming what failed.
+
+    An Ed25519 receipt is checked against public keys only: ``public`` ({key id: URL-safe
+    base64 raw key}), else the keys the app publishes (``keys.public_keys()``). A receipt from
+    before Ed25519 (no ``algorithm``) is an HMAC and needs ``MEMADMIN_SIGNING_KEYS``."""
+    if not isinstance(document, dict) or not (
+            set(document) == {"receipt", "key_id", "signature", "algorithm"}
+            or set(document) == {"receipt", "key_id", "signature"}):
+        raise ReceiptInvalid("malformed: expected an object with receipt, key_id, algorithm "
+                             "and signature")
     receipt, key_id, signature = document["receipt"], document["key_id"], document["signature"]
+    algorithm = document.get("algorithm", keys.LEGACY_ALGORITHM)
     if not isinstance(receipt, dict) or not isinstance(key_id, str) or \
             not isinstance(signature, str):
         raise ReceiptInvalid("malformed: receipt must be an object, key_id and signature text")
-    from django.conf import settings
+    if algorithm == keys.SIGNATURE_ALGORITHM:
+        known = public if public is not None else keys.public_keys()
+        if key_id not in known:
+            raise ReceiptInvalid(f"unknown key id {key_id!r}")
+        valid = keys.verify(receipt, key_id, signature, public=known)
+    elif algorithm == keys.LEGACY_ALGORITHM and "algorithm" not in document:
+        from django.conf import settings
 
-    if key_id not in settings.MEMADMIN_SIGNING_KEYS:
-        raise ReceiptInvalid(f"unknown key id {key_id!r}")
-    if not keys.verify(receipt, key_id, signature):
+        if key_id not in settings.MEMADMIN_SIGNING_KEYS:
+            raise ReceiptInvalid(f"unknown key id {key_id!r}")
+        valid = keys.verify_legacy_hmac(receipt, key_id, signature)
+    else:
+        raise ReceiptInvalid(f"malformed: unknown algorithm {algorithm!r}")
+    if not valid:
         raise ReceiptInvalid("bad signature: the receipt was changed or signed by another key")
     return key_id

@@ -10,6 +10,7 @@ R = "w/<slug:slug>/requests/"
 ONE = R + "<uuid:request_id>/"
 
 urlpatterns = [
+    path("receipt-keys.json", views.receipt_keys, name="receipt_keys"),
     path(R, views.request_list, name="list"),
     path(R + "new/", views.request_new, name="new"),
     path(ONE, views.request_detail, name="detail"),

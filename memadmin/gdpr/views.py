@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -20,6 +20,7 @@ from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
 from memadmin.gdpr.receipts import receipt_document
+from memadmin.lib import keys
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
 from memadmin.workspaces.views import ws_context
@@ -230,3 +231,10 @@ def access_download(request: AuthenticatedHttpRequest, slug: str,
     _download_audited(request, workspace, row, "access", subject_hash=row.subject_hash)
     return FileResponse(stream, as_attachment=True, filename=name,
                         content_type="application/zip")
+
+
+@require_GET
+def receipt_keys(request: HttpRequest) -> JsonResponse:
+    """The public keys receipts are signed with (no secret, no login): anyone holding a receipt
+    can check it (``manage.py verify_receipt --public-keys``) and nobody can forge one."""
+    return JsonResponse({"algorithm": keys.SIGNATURE_ALGORITHM, "keys": keys.public_keys()})

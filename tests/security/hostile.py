@@ -530,6 +530,7 @@ NO_INPUT.update({
           "gdpr:override and gdpr:deny are fed through"
     for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview")
 })
+NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
 NO_INPUT["providers:metrics"] = "bearer-token endpoint; covered by test_hostile_metrics_tokens"
 NO_INPUT["endpoint:endpoint"] = "the JSON endpoint; covered by the /oc-memory tests"
 

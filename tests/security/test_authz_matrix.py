@@ -242,6 +242,8 @@ ROWS: dict[str, Row] = {
     "quarantine:allowed_remove": Row(lambda w: {"slug": w.ws, "pk": w.allow},
                                      get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
+    # Receipts' public keys are published: verifying needs no secret and no login.
+    "gdpr:receipt_keys": Row(NONE, get=everyone(200), post=NOT_ALLOWED),
     "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
     "gdpr:new": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 400)),
     "gdpr:detail": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
