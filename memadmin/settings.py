@@ -40,11 +40,18 @@ def _derived_keys(purpose: str) -> dict[str, str]:
 
 # Receipts are signed and subject ids hashed with their own keys, never with SECRET_KEY, so that
 # rotating SECRET_KEY breaks no receipt and no stored hash. The first key of each list is active;
-# the others still verify. When unset they derive from SECRET_KEY (fine for a demo; production
-# sets both, and `manage.py check` says so at INFO level).
+# the others still verify. Signing keys are Ed25519 (receipts verify with the public key alone).
+# Only DEBUG derives them from SECRET_KEY: production refuses to start without both (a derived
+# hashing key would change with SECRET_KEY and let an erased subject be written again).
+if not DEBUG:
+    for _name in ("MEMADMIN_SIGNING_KEYS", "MEMADMIN_HASHING_KEYS"):
+        if not envkeys(_name):
+            raise ImproperlyConfiguredEnv(f"{_name} is required when DEBUG is off")
 MEMADMIN_SIGNING_KEYS = envkeys("MEMADMIN_SIGNING_KEYS") or _derived_keys("signing")
 MEMADMIN_HASHING_KEYS = envkeys("MEMADMIN_HASHING_KEYS") or _derived_keys("hashing")
 MEMADMIN_KEYS_DERIVED = not (envkeys("MEMADMIN_SIGNING_KEYS") and envkeys("MEMADMIN_HASHING_KEYS"))
+# Public keys of receipts signed elsewhere (or by retired keys): `keyid:base64,...`.
+MEMADMIN_RECEIPT_PUBLIC_KEYS = envkeys("MEMADMIN_RECEIPT_PUBLIC_KEYS")
 
 MEMADMIN_DEMO_PASSWORD = envstr("MEMADMIN_DEMO_PASSWORD", "demo" if DEBUG else "")
 MEMADMIN_ENDPOINT_PATH = envstr("MEMADMIN_ENDPOINT_PATH", "oc-memory").strip("/")

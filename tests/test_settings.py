@@ -78,6 +78,8 @@ def test_it_passes_the_deployment_checks_without_warnings() -> None:
             "SECRET_KEY": get_random_secret_key(),
             "ALLOWED_HOSTS": "memadmin.example.com",
             "DATABASE_URL": database_url(),
+            "MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40,
+            "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40,
         },
     )
     output = result.stdout + result.stderr
@@ -95,6 +97,20 @@ def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off(
 
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("missing", ["MEMADMIN_SIGNING_KEYS", "MEMADMIN_HASHING_KEYS"])
+def test_it_refuses_to_start_without_signing_and_hashing_keys_when_debug_is_off(
+    missing: str,
+) -> None:
+    keys = {"MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40, "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40}
+    del keys[missing]
+    result = manage("check", env={"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+                                  "ALLOWED_HOSTS": "memadmin.example.com",
+                                  "DATABASE_URL": database_url(), **keys})
+
+    assert result.returncode != 0
+    assert f"{missing} is required when DEBUG is off" in result.stderr, result.stderr
 
 
 # --- memadmin.lib.env ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
-from memadmin.workspaces.views import ws_context
+from memadmin.workspaces.context import ws_context
 
 #: A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

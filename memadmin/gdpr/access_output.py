@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.html import escape
 
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
-from memadmin.memory.exports import _replace as storage_replace
+from memadmin.lib.files import storage_replace
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.workspaces import access
@@ -40,19 +40,19 @@ SUMMARY_CONTENT_CHARS = 2000
 LINE_CHUNK = 64 * 1024
 
 
-def request_dir(request: SubjectRequest) -> str:
-    return f"subject-requests/{request.pk}"
+def request_dir(sr: SubjectRequest) -> str:
+    return f"subject-requests/{sr.pk}"
 
 
-def part_name(request: SubjectRequest, step: SubjectRequestStep) -> str:
-    return f"{request_dir(request)}/parts/{step.pk}.jsonl"
+def part_name(sr: SubjectRequest, step: SubjectRequestStep) -> str:
+    return f"{request_dir(sr)}/parts/{step.pk}.jsonl"
 
 
-def access_name(request: SubjectRequest) -> str:
-    return f"{request_dir(request)}/access-{request.pk}.zip"
+def access_name(sr: SubjectRequest) -> str:
+    return f"{request_dir(sr)}/access-{sr.pk}.zip"
 
 
-def write_part(request: SubjectRequest, step: SubjectRequestStep, items: Any,
+def write_part(sr: SubjectRequest, step: SubjectRequestStep, items: Any,
                progress: Any = None) -> tuple[int, int]:
     """Stream ``items`` (an iterator of ``contract.Item``) into the step's part file.
     Returns (items written, items withheld because their quarantine review is pending)."""
@@ -67,7 +67,7 @@ def write_part(request: SubjectRequest, step: SubjectRequestStep, items: Any,
             if progress is not None and written % 500 == 0:
                 progress()
         tmp.seek(0)
-        storage_replace(part_name(request, step), tmp)
+        storage_replace(part_name(sr, step), tmp)
     return written, withheld
 
 
@@ -100,7 +100,7 @@ def _summary_row(data: dict[str, Any]) -> str:
             f"<td><pre>{escape(cut)}</pre>{escape(more)}</td></tr>\n")
 
 
-def assemble(request: SubjectRequest, steps: Sequence[SubjectRequestStep],
+def assemble(sr: SubjectRequest, steps: Sequence[SubjectRequestStep],
              withheld: dict[int, int]) -> str:
     """The ZIP from the steps' parts (steps without a part, e.g. unsupported, are listed in the
     manifest with their state). Returns its storage name."""
@@ -108,13 +108,13 @@ def assemble(request: SubjectRequest, steps: Sequence[SubjectRequestStep],
     files: list[dict[str, Any]] = []
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as summary:
         summary.write(_SUMMARY_HEAD.format(
-            request=escape(str(request.pk)), workspace=escape(request.workspace.name),
-            generated=escape(wire.iso(generated)), subject=escape(request.subject_id or ""),
+            request=escape(str(sr.pk)), workspace=escape(sr.workspace.name),
+            generated=escape(wire.iso(generated)), subject=escape(sr.subject_id or ""),
         ).encode())
         with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             for index, step in enumerate(steps, start=1):
                 entry: dict[str, Any] = {"provider": step.provider_label, "state": step.state}
-                name = part_name(request, step)
+                name = part_name(sr, step)
                 if step.state == "done" and default_storage.exists(name):
                     label = _file_label(index, step)
                     digest, count, size = hashlib.sha256(), 0, 0
@@ -139,11 +139,11 @@ def assemble(request: SubjectRequest, steps: Sequence[SubjectRequestStep],
             summary.write(b"</body></html>\n")
             manifest = {
                 "format_version": FORMAT_VERSION,
-                "request": str(request.pk),
-                "workspace": request.workspace.slug,
-                "kind": request.kind,
-                "subject_hash": request.subject_hash,
-                "subject_key_id": request.subject_key_id,
+                "request": str(sr.pk),
+                "workspace": sr.workspace.slug,
+                "kind": sr.kind,
+                "subject_hash": sr.subject_hash,
+                "subject_key_id": sr.subject_key_id,
                 "generated_at": wire.iso(generated),
                 "providers": files,
                 "total_items": sum(f.get("items", 0) for f in files),
@@ -154,32 +154,32 @@ def assemble(request: SubjectRequest, steps: Sequence[SubjectRequestStep],
                 while chunk := summary.read(LINE_CHUNK):
                     dst.write(chunk)
         out.seek(0)
-        stored = storage_replace(access_name(request), out)
+        stored = storage_replace(access_name(sr), out)
     for step in steps:
-        if default_storage.exists(part_name(request, step)):
-            default_storage.delete(part_name(request, step))
+        if default_storage.exists(part_name(sr, step)):
+            default_storage.delete(part_name(sr, step))
     return stored
 
 
-def delete_parts(request: SubjectRequest) -> None:
+def delete_parts(sr: SubjectRequest) -> None:
     """Drop the part files of an access request that will not be assembled (cancelled)."""
-    for step in SubjectRequestStep.objects.filter(request=request):
-        if default_storage.exists(part_name(request, step)):
-            default_storage.delete(part_name(request, step))
+    for step in SubjectRequestStep.objects.filter(request=sr):
+        if default_storage.exists(part_name(sr, step)):
+            default_storage.delete(part_name(sr, step))
 
 
-def access_file_open(request: SubjectRequest, user: Any) -> tuple[IO[bytes], str]:
+def access_file_open(sr: SubjectRequest, user: Any) -> tuple[IO[bytes], str]:
     """(open binary file, download name) of the request's access ZIP, for the download view.
     Compliance (``subject_requests``) only: ``PermissionDenied`` otherwise; ``FileNotFoundError``
     when there is no file or it expired. The view audits the download."""
-    if not access.can(user, "subject_requests", request.workspace):
+    if not access.can(user, "subject_requests", sr.workspace):
         raise PermissionDenied("your role does not allow subject requests")
-    expires = request.access_file_expires_at
-    if not request.access_file or expires is None or expires <= timezone.now():
+    expires = sr.access_file_expires_at
+    if not sr.access_file or expires is None or expires <= timezone.now():
         raise FileNotFoundError("the access file expired or was never made")
-    if not default_storage.exists(request.access_file):
+    if not default_storage.exists(sr.access_file):
         raise FileNotFoundError("the access file is gone")
-    return default_storage.open(request.access_file, "rb"), f"access-{request.pk}.zip"
+    return default_storage.open(sr.access_file, "rb"), f"access-{sr.pk}.zip"
 
 
 def items_for_subject(provider: c.Provider, subject: str, *, scope: c.Scope,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from memadmin.gdpr.models import REQUEST_STATES, SubjectRequest
-from memadmin.gdpr.services import REASON_MAX_CHARS
+from memadmin.gdpr.transitions import REASON_MAX_CHARS
 from memadmin.providers import contract as c
 
 
@@ -15,6 +15,8 @@ class RequestFilterForm(forms.Form):
     kind = forms.ChoiceField(required=False, choices=[("", "any")] + SubjectRequest.KIND_CHOICES)
     overdue = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "overdue"),
                                                          ("no", "on time")])
+    approval = forms.ChoiceField(required=False, label="Approval",
+                                 choices=[("", "any"), ("mine", "waiting for my approval")])
     q = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
                         label="Request id, reason words or exact subject id")
 

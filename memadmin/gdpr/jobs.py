@@ -35,30 +35,26 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor
 from memadmin.gdpr import access_output
-from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
-from memadmin.gdpr.services import (
-    JOB_KIND,
-    _audit,
-    _locked,
-    request_close,
-    request_close_cancelled,
-    scrub_text,
+from memadmin.gdpr.models import JOB_KIND, SubjectRequest, SubjectRequestStep
+from memadmin.gdpr.scrub import scrub_text
+from memadmin.gdpr.selectors import provider_scopes, subject_count
+from memadmin.gdpr.transitions import (
+    UNFINISHED_STEPS,
+    subject_request_close,
+    subject_request_start,
+    subject_request_stopped,
 )
 from memadmin.jobs.runner import JobCancelled, JobContext, job_handler
 from memadmin.lib.failpoints import failpoint
 from memadmin.providers import contract as c
-from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for
-from memadmin.workspaces.models import Namespace
 
 logger = logging.getLogger(__name__)
 
 MAX_STEP_ATTEMPTS = 4
 #: Transport trouble worth another attempt later; anything else fails the step at once.
 RETRYABLE = (c.Unavailable, c.Timeout, c.RateLimited, c.Uncertain, c.Conflict)
-UNFINISHED = ("pending", "running", "retrying")
-#: How many pages verification reads when a provider cannot count (500 items each).
-VERIFY_MAX_PAGES = 100
+UNFINISHED = UNFINISHED_STEPS
 
 
 def retry_base_seconds() -> float:
@@ -66,75 +62,11 @@ def retry_base_seconds() -> float:
     return float(settings.MEMADMIN_GDPR_RETRY_SECONDS)
 
 
-def provider_scopes(config: ProviderConfig) -> tuple[list[c.Scope], bool]:
-    """(scopes, whether they are the workspace-wide fallback) for one provider's step.
-
-    The partitions of the namespaces declared on the provider's resources, as one scope. A
-    provider with none declared is asked about every partition of the workspace (it may still
-    hold some of them: erasure asks everywhere), one scope per provider that declares them (a
-    scope stays within one provider); an answer of ``not_found`` then means it holds none of
-    that group. An empty list when the workspace has no namespace at all."""
-    own = list(Namespace.objects.filter(resource__provider=config)
-               .order_by("partition_key").values_list("partition_key", flat=True))
-    if own:
-        return [c.Scope(tuple(own))], False
-    groups: dict[Any, list[str]] = {}
-    rows = (Namespace.objects.filter(resource__workspace_id=config.workspace_id)
-            .order_by("resource__provider_id", "partition_key")
-            .values_list("resource__provider_id", "partition_key"))
-    for provider_id, key in rows:
-        groups.setdefault(provider_id, []).append(key)
-    return [c.Scope(tuple(keys)) for keys in groups.values()], True
-
-
-def subject_count(config: ProviderConfig, subject: str) -> tuple[int | None, str]:
-    """How many items of the subject the provider holds: (count, "") or (None, why not)."""
-    scopes, fallback = provider_scopes(config)
-    provider = provider_for(config)
-    deadline = config.request_deadline_ms / 1000
-    filters = c.ItemFilters(subject=subject)
-    total = 0
-    for scope in scopes:
-        try:
-            found = provider.count(filters, scope=scope, deadline=deadline)
-        except c.NotFound:
-            if fallback:
-                continue
-            return None, "not_found: a partition is unknown to the provider"
-        except c.Unsupported:
-            found = None
-        except c.ProviderError as exc:
-            return None, scrub_text(f"{exc.code}: {exc.message}", subject)
-        if found is None:
-            found = _listed(provider, filters, scope, deadline)
-            if found is None:
-                return None, "the provider can neither count nor list the subject's items"
-        total += found
-    return total, ""
-
-
-def _listed(provider: c.Provider, filters: c.ItemFilters, scope: c.Scope,
-            deadline: float) -> int | None:
-    """Count by listing, for a provider that cannot count (bounded; None if it cannot list)."""
-    try:
-        listed, cursor = 0, None
-        for _ in range(VERIFY_MAX_PAGES):
-            page = provider.list_items(filters, cursor=cursor, limit=c.LIST_MAX_LIMIT,
-                                       scope=scope, deadline=deadline)
-            listed += len(page.items)
-            cursor = page.next_cursor
-            if cursor is None:
-                return listed
-    except c.ProviderError:
-        return None
-    return None
-
-
-def operation_id(request: SubjectRequest, step: SubjectRequestStep, group: int = 0) -> str:
+def operation_id(sr: SubjectRequest, step: SubjectRequestStep, group: int = 0) -> str:
     """Deterministic per (request, step, run round, override, scope group): a call repeated
     after a crash is replayed by an idempotent provider instead of counted twice."""
-    override = ":override" if request.override_hold else ""
-    return f"gdpr:{request.pk}:{step.pk}:r{request.run_round}{override}:g{group}"
+    override = ":override" if sr.override_hold else ""
+    return f"gdpr:{sr.pk}:{step.pk}:r{sr.run_round}{override}:g{group}"
 
 
 def _job_actor(ctx: JobContext) -> Actor:
@@ -145,54 +77,45 @@ def _job_actor(ctx: JobContext) -> Actor:
 
 @job_handler(JOB_KIND)
 def subject_request_run(ctx: JobContext) -> dict[str, Any]:
-    request = SubjectRequest.objects.select_related("workspace").get(pk=ctx.params["request"])
+    sr = SubjectRequest.objects.select_related("workspace").get(pk=ctx.params["request"])
     actor = _job_actor(ctx)
-    with transaction.atomic():
-        _locked(request)
-        if request.state == "approved":
-            request.state, request.started_at = "running", timezone.now()
-            request.save(update_fields=["state", "started_at", "updated_at"])
-            _audit(actor, request, "start", round=request.run_round)
-        elif request.state != "running":
-            return {"skipped": request.state}
-    steps_total = SubjectRequestStep.objects.filter(request=request).count()
+    if not subject_request_start(actor=actor, subject_request=sr):
+        return {"skipped": sr.state}
+    steps_total = SubjectRequestStep.objects.filter(request=sr).count()
     try:
-        ctx.save_progress(done=_finished(request), total=steps_total)
-        _run_steps(ctx, request)
+        ctx.save_progress(done=_finished(sr), total=steps_total)
+        _run_steps(ctx, sr)
     except JobCancelled:
-        with transaction.atomic():
-            _locked(request)
-            if request.state == "running":
-                request_close_cancelled(request)
-                _audit(actor, request, "cancelled", after_steps=_finished(request))
-        if request.kind == "access":
-            access_output.delete_parts(request)
+        subject_request_stopped(actor=actor, subject_request=sr, after_steps=_finished(sr))
+        if sr.kind == "access":
+            access_output.delete_parts(sr)
         raise
-    steps = list(SubjectRequestStep.objects.filter(request=request)
+    steps = list(SubjectRequestStep.objects.filter(request=sr)
                  .select_related("provider").order_by("pk"))
-    if request.kind == "erasure":
-        verification = _verify(request, steps)
+    if sr.kind == "erasure":
+        verification = _verify(sr, steps)
         complete = all(s.state == "done" for s in steps) and \
             not verification["unverified"] and verification["total_residue"] == 0
-        request_close(request=request, state="completed" if complete else "partial",
-                      actor=actor, verification=verification)
+        subject_request_close(actor=actor, subject_request=sr,
+                              state="completed" if complete else "partial",
+                              verification=verification)
     else:
         complete = all(s.state in ("done", "unsupported") for s in steps)
         name = ""
         if complete:
-            name = access_output.assemble(request, steps, _withheld(ctx))
-        request_close(request=request, state="completed" if complete else "partial",
-                      actor=actor, access_file=name)
-    return {"state": request.state,
+            name = access_output.assemble(sr, steps, _withheld(ctx))
+        subject_request_close(actor=actor, subject_request=sr,
+                              state="completed" if complete else "partial", access_file=name)
+    return {"state": sr.state,
             "steps": {state: sum(1 for s in steps if s.state == state)
                       for state in sorted({s.state for s in steps})},
             "removed": sum(s.removed for s in steps), "held": sum(s.held for s in steps),
             "exported": sum(s.exported for s in steps),
-            "residue": request.verification.get("total_residue")}
+            "residue": sr.verification.get("total_residue")}
 
 
-def _finished(request: SubjectRequest) -> int:
-    return SubjectRequestStep.objects.filter(request=request).exclude(
+def _finished(sr: SubjectRequest) -> int:
+    return SubjectRequestStep.objects.filter(request=sr).exclude(
         state__in=UNFINISHED).count()
 
 
@@ -200,9 +123,9 @@ def _withheld(ctx: JobContext) -> dict[int, int]:
     return {int(k): int(v) for k, v in (ctx.checkpoint.get("withheld") or {}).items()}
 
 
-def _run_steps(ctx: JobContext, request: SubjectRequest) -> None:
+def _run_steps(ctx: JobContext, sr: SubjectRequest) -> None:
     while True:
-        todo = list(SubjectRequestStep.objects.filter(request=request, state__in=UNFINISHED)
+        todo = list(SubjectRequestStep.objects.filter(request=sr, state__in=UNFINISHED)
                     .select_related("provider").order_by("pk"))
         if not todo:
             return
@@ -210,29 +133,29 @@ def _run_steps(ctx: JobContext, request: SubjectRequest) -> None:
         ready = [s for s in todo if s.state != "retrying" or s.next_attempt_at is None
                  or s.next_attempt_at <= now]
         if not ready:
-            _wait(ctx, request, min(s.next_attempt_at for s in todo if s.next_attempt_at))
+            _wait(ctx, sr, min(s.next_attempt_at for s in todo if s.next_attempt_at))
             continue
         for step in ready:
-            request.refresh_from_db(fields=["override_hold", "run_round", "subject_id"])
-            _run_step(ctx, request, step)
-            ctx.save_progress(done=_finished(request))
+            sr.refresh_from_db(fields=["override_hold", "run_round", "subject_id"])
+            _run_step(ctx, sr, step)
+            ctx.save_progress(done=_finished(sr))
 
 
-def _wait(ctx: JobContext, request: SubjectRequest, until: dt.datetime) -> None:
+def _wait(ctx: JobContext, sr: SubjectRequest, until: dt.datetime) -> None:
     """Wait for a backoff, renewing the lease (and noticing a cancellation) every second."""
     while (left := (until - timezone.now()).total_seconds()) > 0:
         time.sleep(min(left, 1.0))
-        ctx.save_progress(done=_finished(request))
+        ctx.save_progress(done=_finished(sr))
 
 
-def _keep_lease(ctx: JobContext, request: SubjectRequest) -> None:
+def _keep_lease(ctx: JobContext, sr: SubjectRequest) -> None:
     """Renew the lease during a long step; a cancellation waits for the step's end."""
     with contextlib.suppress(JobCancelled):
-        ctx.save_progress(done=_finished(request))
+        ctx.save_progress(done=_finished(sr))
 
 
-def _run_step(ctx: JobContext, request: SubjectRequest, step: SubjectRequestStep) -> None:
-    subject = request.subject_id
+def _run_step(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep) -> None:
+    subject = sr.subject_id
     config = step.provider
     now = timezone.now()
     step.state, step.attempts = "running", step.attempts + 1
@@ -247,26 +170,26 @@ def _run_step(ctx: JobContext, request: SubjectRequest, step: SubjectRequestStep
         _record(step, "done", error="the workspace has no namespace to ask about")
         return
     label = step.provider_label
-    failpoint("gdpr_step", provider=label, request=request.pk, stage="before_call",
+    failpoint("gdpr_step", provider=label, request=sr.pk, stage="before_call",
               attempt=ctx.attempt)
     try:
         provider = provider_for(config)
-        if request.kind == "erasure":
-            removed, held = _forget(ctx, request, step, provider, scopes, fallback)
-            failpoint("gdpr_step", provider=label, request=request.pk, stage="after_call",
+        if sr.kind == "erasure":
+            removed, held = _forget(ctx, sr, step, provider, scopes, fallback)
+            failpoint("gdpr_step", provider=label, request=sr.pk, stage="after_call",
                       attempt=ctx.attempt, removed=removed)
             _record(step, "held" if held else "done", removed=removed, held=held)
         else:
             items = _exported(provider, subject, scopes, fallback,
                               config.request_deadline_ms / 1000)
             written, withheld = access_output.write_part(
-                request, step, items, progress=lambda: _keep_lease(ctx, request))
-            failpoint("gdpr_step", provider=label, request=request.pk, stage="after_call",
+                sr, step, items, progress=lambda: _keep_lease(ctx, sr))
+            failpoint("gdpr_step", provider=label, request=sr.pk, stage="after_call",
                       attempt=ctx.attempt, exported=written)
             state = {**ctx.checkpoint,
                      "withheld": {**ctx.checkpoint.get("withheld", {}), str(step.pk): withheld}}
             _record(step, "done", exported=written)
-            ctx.save_progress(done=_finished(request), checkpoint=state)
+            ctx.save_progress(done=_finished(sr), checkpoint=state)
     except c.Unsupported as exc:
         _record(step, "unsupported", error=scrub_text(f"unsupported: {exc.message}", subject))
     except RETRYABLE as exc:
@@ -281,18 +204,18 @@ def _run_step(ctx: JobContext, request: SubjectRequest, step: SubjectRequestStep
         _record(step, "failed", error=scrub_text(f"{exc.code}: {exc.message}", subject))
 
 
-def _forget(ctx: JobContext, request: SubjectRequest, step: SubjectRequestStep,
+def _forget(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep,
             provider: c.Provider, scopes: list[c.Scope], fallback: bool) -> tuple[int, int]:
     """(removed, held) over the step's scopes."""
     config = step.provider
-    assert config is not None and request.subject_id is not None
+    assert config is not None and sr.subject_id is not None
     removed = held = 0
     actor = ctx.job.created_by.get_username() if ctx.job.created_by else "system"
     for group, scope in enumerate(scopes):
         try:
             result = provider.forget(
-                data_subject_id=request.subject_id, override_hold=request.override_hold,
-                operation_id=operation_id(request, step, group), actor=actor, scope=scope,
+                data_subject_id=sr.subject_id, override_hold=sr.override_hold,
+                operation_id=operation_id(sr, step, group), actor=actor, scope=scope,
                 deadline=config.request_deadline_ms / 1000)
         except c.NotFound:
             if not fallback:
@@ -333,9 +256,9 @@ def _record(step: SubjectRequestStep, state: str, *, removed: int = 0, held: int
         step.save(update_fields=fields)
 
 
-def _verify(request: SubjectRequest, steps: list[SubjectRequestStep]) -> dict[str, Any]:
+def _verify(sr: SubjectRequest, steps: list[SubjectRequestStep]) -> dict[str, Any]:
     """Ask every provider again how many items still carry the subject (residue)."""
-    subject = request.subject_id or ""
+    subject = sr.subject_id or ""
     residue: dict[str, int | None] = {}
     unverified: list[str] = []
     for step in steps:

@@ -13,6 +13,8 @@ REQUEST_STATES = ["new", "awaiting_approval", "approved", "running", "completed"
                   "denied", "cancelled"]
 #: States in which the clear subject id is still kept (it is needed to run the request).
 REQUEST_OPEN_STATES = ["new", "awaiting_approval", "approved", "running", "partial"]
+#: The kind of the cascade job that runs a request (its params: the request id only).
+JOB_KIND = "subject_request_run"
 STEP_STATES = ["pending", "running", "done", "held", "unsupported", "retrying", "failed"]
 
 
@@ -40,6 +42,9 @@ class SubjectRequest(models.Model):
     override_reason = models.CharField(max_length=2000, blank=True)
     override_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                     on_delete=models.SET_NULL, related_name="+")
+    # What the approval covered (``transitions.approval_digest``: kind, subject hash, override
+    # and its reason, the providers); empty until approved. Any change voids the approval.
+    approval_digest = models.CharField(max_length=64, blank=True)
     # Which run of the cascade this is (1 = the first; each retry adds one). Part of every
     # provider operation id, so a resumed run replays its own calls and a retry makes new ones.
     run_round = models.PositiveIntegerField(default=0)

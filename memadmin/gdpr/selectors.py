@@ -1,4 +1,5 @@
-"""Reads of subject requests for the pages: the queue, one request with its steps, duplicates.
+"""Reads of subject requests for the pages: the queue, one request with its steps, duplicates,
+and what the providers hold of a subject (counts for previews and verification).
 
 Every request comes annotated with ``days_left`` (whole days until ``due_at``, negative when
 late), ``overdue`` (open and past due) and ``duplicate_open`` (another open request of the same
@@ -35,8 +36,12 @@ from memadmin.gdpr.models import (
     SubjectRequest,
     SubjectRequestStep,
 )
+from memadmin.gdpr.scrub import scrub_text
 from memadmin.lib.keys import subject_hashes_all_keys
-from memadmin.workspaces.models import Workspace
+from memadmin.providers import contract as c
+from memadmin.providers.models import ProviderConfig
+from memadmin.providers.registry import provider_for
+from memadmin.workspaces.models import Namespace, Workspace
 
 #: Longest search text looked at (a subject id is at most 256 characters).
 Q_MAX_CHARS = 256
@@ -66,13 +71,31 @@ def _annotated(workspace: Workspace) -> QuerySet[SubjectRequest]:
             ))
 
 
+def waiting_for_approval_by(workspace: Workspace, user: Any) -> QuerySet[SubjectRequest]:
+    """Requests awaiting approval that ``user`` may approve: not their own, and not an override
+    they asked for (four eyes)."""
+    return (SubjectRequest.objects
+            .filter(workspace=workspace, state="awaiting_approval")
+            .exclude(requested_by_id=user.pk)
+            .exclude(override_hold=True, override_by_id=user.pk))
+
+
+def waiting_for_approval_count(workspace: Workspace, user: Any) -> int:
+    """How many requests wait for ``user``'s approval (the navigation's badge)."""
+    return waiting_for_approval_by(workspace, user).count()
+
+
 def request_list(workspace: Workspace, *, state: str | None = None, kind: str | None = None,
-                 overdue: bool | None = None, q: str | None = None) -> QuerySet[SubjectRequest]:
+                 overdue: bool | None = None, q: str | None = None,
+                 approver: Any = None) -> QuerySet[SubjectRequest]:
     """The workspace's requests, newest first, filtered. ``state`` may also be ``"open"``.
     ``q`` matches a request id, words of the reason, or a data-subject id exactly (compared by
     keyed hash, so the clear id is never searched for in the table). Unknown filter values
-    match nothing rather than fail."""
+    match nothing rather than fail. ``approver``: only the requests waiting for that user's
+    approval."""
     qs = _annotated(workspace)
+    if approver is not None:
+        qs = qs.filter(pk__in=waiting_for_approval_by(workspace, approver).values("pk"))
     if state:
         if state == "open":
             qs = qs.filter(state__in=REQUEST_OPEN_STATES)
@@ -97,24 +120,94 @@ def request_list(workspace: Workspace, *, state: str | None = None, kind: str | 
 
 
 def request_with_steps(workspace: Workspace, request_id: Any) -> SubjectRequest:
-    """One request of the workspace with its steps (``request.step_list``, in provider order)
+    """One request of the workspace with its steps (``sr.step_list``, in provider order)
     and its job; ``Http404`` for an unknown or malformed id or another workspace's request."""
     try:
         pk = uuid.UUID(str(request_id))
     except ValueError:
         raise Http404("no such request") from None
     steps = SubjectRequestStep.objects.select_related("provider").order_by("pk")
-    request = (_annotated(workspace).select_related("job", "workspace")
-               .prefetch_related(Prefetch("steps", queryset=steps, to_attr="step_list"))
-               .filter(pk=pk).first())
-    if request is None:
+    sr = (_annotated(workspace).select_related("job", "workspace")
+          .prefetch_related(Prefetch("steps", queryset=steps, to_attr="step_list"))
+          .filter(pk=pk).first())
+    if sr is None:
         raise Http404("no such request")
-    return request
+    return sr
 
 
-def open_duplicates(request: SubjectRequest) -> QuerySet[SubjectRequest]:
+def open_duplicates(sr: SubjectRequest) -> QuerySet[SubjectRequest]:
     """Other open requests of the workspace for the same subject (by keyed hash)."""
     return (SubjectRequest.objects
-            .filter(workspace_id=request.workspace_id, subject_key_id=request.subject_key_id,
-                    subject_hash=request.subject_hash, state__in=REQUEST_OPEN_STATES)
-            .exclude(pk=request.pk).select_related("requested_by").order_by("-created_at"))
+            .filter(workspace_id=sr.workspace_id, subject_key_id=sr.subject_key_id,
+                    subject_hash=sr.subject_hash, state__in=REQUEST_OPEN_STATES)
+            .exclude(pk=sr.pk).select_related("requested_by").order_by("-created_at"))
+
+
+# -- what the providers hold (counts for previews and verification) -----------------------------
+
+#: How many pages are read when a provider cannot count (500 items each).
+COUNT_MAX_PAGES = 100
+
+
+def provider_scopes(config: ProviderConfig) -> tuple[list[c.Scope], bool]:
+    """(scopes, whether they are the workspace-wide fallback) for one provider's step.
+
+    The partitions of the namespaces declared on the provider's resources, as one scope. A
+    provider with none declared is asked about every partition of the workspace (it may still
+    hold some of them: erasure asks everywhere), one scope per provider that declares them (a
+    scope stays within one provider); an answer of ``not_found`` then means it holds none of
+    that group. An empty list when the workspace has no namespace at all."""
+    own = list(Namespace.objects.filter(resource__provider=config)
+               .order_by("partition_key").values_list("partition_key", flat=True))
+    if own:
+        return [c.Scope(tuple(own))], False
+    groups: dict[Any, list[str]] = {}
+    rows = (Namespace.objects.filter(resource__workspace_id=config.workspace_id)
+            .order_by("resource__provider_id", "partition_key")
+            .values_list("resource__provider_id", "partition_key"))
+    for provider_id, key in rows:
+        groups.setdefault(provider_id, []).append(key)
+    return [c.Scope(tuple(keys)) for keys in groups.values()], True
+
+
+def subject_count(config: ProviderConfig, subject: str) -> tuple[int | None, str]:
+    """How many items of the subject the provider holds: (count, "") or (None, why not)."""
+    scopes, fallback = provider_scopes(config)
+    provider = provider_for(config)
+    deadline = config.request_deadline_ms / 1000
+    filters = c.ItemFilters(subject=subject)
+    total = 0
+    for scope in scopes:
+        try:
+            found = provider.count(filters, scope=scope, deadline=deadline)
+        except c.NotFound:
+            if fallback:
+                continue
+            return None, "not_found: a partition is unknown to the provider"
+        except c.Unsupported:
+            found = None
+        except c.ProviderError as exc:
+            return None, scrub_text(f"{exc.code}: {exc.message}", subject)
+        if found is None:
+            found = _listed(provider, filters, scope, deadline)
+            if found is None:
+                return None, "the provider can neither count nor list the subject's items"
+        total += found
+    return total, ""
+
+
+def _listed(provider: c.Provider, filters: c.ItemFilters, scope: c.Scope,
+            deadline: float) -> int | None:
+    """Count by listing, for a provider that cannot count (bounded; None if it cannot list)."""
+    try:
+        listed, cursor = 0, None
+        for _ in range(COUNT_MAX_PAGES):
+            page = provider.list_items(filters, cursor=cursor, limit=c.LIST_MAX_LIMIT,
+                                       scope=scope, deadline=deadline)
+            listed += len(page.items)
+            cursor = page.next_cursor
+            if cursor is None:
+                return listed
+    except c.ProviderError:
+        return None
+    return None

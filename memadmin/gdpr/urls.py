@@ -10,10 +10,17 @@ R = "w/<slug:slug>/requests/"
 ONE = R + "<uuid:request_id>/"
 
 urlpatterns = [
+    path("receipt-keys.json", views.receipt_keys, name="receipt_keys"),
     path(R, views.request_list, name="list"),
     path(R + "new/", views.request_new, name="new"),
     path(ONE, views.request_detail, name="detail"),
     path(ONE + "receipt.json", views.receipt_download, name="receipt"),
     path(ONE + "access.zip", views.access_download, name="access_download"),
-    path(ONE + "<slug:action>/", views.request_act, name="act"),
+    path(ONE + "submit/", views.request_submit, name="submit"),
+    path(ONE + "approve/", views.request_approve, name="approve"),
+    path(ONE + "deny/", views.request_deny, name="deny"),
+    path(ONE + "cancel/", views.request_cancel, name="cancel"),
+    path(ONE + "retry/", views.request_retry, name="retry"),
+    path(ONE + "override/", views.request_override, name="override"),
+    path(ONE + "preview/", views.request_preview, name="preview"),
 ]

@@ -4,25 +4,26 @@ steps and its actions, and the receipt and access-file downloads (both audited).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.audit.services import Actor, audit_event_create
-from memadmin.gdpr import selectors, services
+from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
-from memadmin.gdpr.models import REQUEST_OPEN_STATES
 from memadmin.gdpr.receipts import receipt_document
+from memadmin.lib import keys
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
-from memadmin.workspaces.views import ws_context
+from memadmin.workspaces.context import ws_context
 
 LIST_LIMIT = 200
 #: The page polls while the request can still change by itself.
@@ -46,7 +47,8 @@ def request_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         rows = list(selectors.request_list(
             workspace, state=data.get("state") or None, kind=data.get("kind") or None,
             overdue={"yes": True, "no": False}.get(data.get("overdue") or ""),
-            q=data.get("q") or None)[:LIST_LIMIT])
+            q=data.get("q") or None,
+            approver=request.user if data.get("approval") == "mine" else None)[:LIST_LIMIT])
     return render(request, "gdpr/list.html", ws_context(
         request, workspace, tab="requests", form=form, rows=rows, limit=LIST_LIMIT),
         status=status)
@@ -59,9 +61,9 @@ def request_new(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     form = RequestCreateForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
-            created = services.subject_request_create(
+            created = transitions.subject_request_create(
                 actor=Actor.of(request.user), workspace=workspace, **form.cleaned_data)
-        except services.SubjectRequestError as exc:
+        except transitions.SubjectRequestError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, "Request created. Preview it, then submit it.")
@@ -84,12 +86,13 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
         may={
             "preview": state in ("new", "awaiting_approval", "approved", "partial"),
             "submit": state == "new" and is_requester,
-            "decide": state == "awaiting_approval" and not is_requester,
+            "decide": state == "awaiting_approval" and not is_requester
+            and not (row.override_hold and row.override_by_id == user.pk),
             "cancel": (state in ("new", "awaiting_approval", "approved")
                        and (is_requester or is_admin)) or (state == "running" and is_admin),
             "retry": state == "partial",
-            "override": row.kind == "erasure" and state in REQUEST_OPEN_STATES
-            and state != "running" and not row.override_hold,
+            "override": row.kind == "erasure" and state in ("new", "awaiting_approval", "partial")
+            and not row.override_hold,
         },
         receipt=row.receipt is not None, now=timezone.now(),
     )
@@ -104,46 +107,90 @@ def request_detail(request: AuthenticatedHttpRequest, slug: str, request_id: str
     return render(request, template, _detail_context(request, workspace, row))
 
 
-#: action -> (service call, success message). Each service enforces its own rules.
-ACTIONS: dict[str, tuple[Any, str]] = {
-    "submit": (lambda actor, req, reason: services.subject_request_submit(
-        actor=actor, request=req), "Submitted."),
-    "approve": (lambda actor, req, reason: services.subject_request_approve(
-        actor=actor, request=req), "Approved: the cascade starts."),
-    "deny": (lambda actor, req, reason: services.subject_request_deny(
-        actor=actor, request=req, reason=reason), "Denied."),
-    "cancel": (lambda actor, req, reason: services.subject_request_cancel(
-        actor=actor, request=req), "Cancel requested."),
-    "retry": (lambda actor, req, reason: services.subject_request_retry(
-        actor=actor, request=req), "Retrying the steps that are not done."),
-    "override": (lambda actor, req, reason: services.subject_request_set_override(
-        actor=actor, request=req, reason=reason),
-        "Legal holds will be overridden for this erasure."),
-    "preview": (lambda actor, req, reason: services.subject_request_preview(
-        actor=actor, request=req), "Preview updated: each provider's count is below."),
-}
+SENT_BACK = ("What was approved has changed: the request now waits for another compliance "
+             "user's approval.")
+
+
+def _act(request: AuthenticatedHttpRequest, slug: str, request_id: str,
+         call: Callable[[Actor, Any, str], Any], done: str,
+         may_send_back: bool = False) -> HttpResponse:
+    """The body of every action view: the request of the workspace, a valid reason form, the
+    transition (which enforces its own rules), a message, back to the request's page."""
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(str(e) for errors in form.errors.values()
+                                          for e in errors))
+        return redirect("gdpr:detail", workspace.slug, row.pk)
+    before = row.state
+    try:
+        call(Actor.of(request.user), row, form.cleaned_data["reason"])
+    except transitions.SubjectRequestError as exc:
+        messages.error(request, f"Not done: {exc}.")
+    else:
+        sent_back = may_send_back and before != row.state == "awaiting_approval"
+        messages.success(request, SENT_BACK if sent_back else done)
+    return redirect("gdpr:detail", workspace.slug, row.pk)
 
 
 @require_POST
 @login_required
-def request_act(request: AuthenticatedHttpRequest, slug: str, request_id: str,
-                action: str) -> HttpResponse:
-    workspace = _workspace(request, slug)
-    if action not in ACTIONS:
-        raise Http404("no such action")
-    row = selectors.request_with_steps(workspace, request_id)
-    form = ReasonForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
-        return redirect("gdpr:detail", workspace.slug, row.pk)
-    call, done = ACTIONS[action]
-    try:
-        call(Actor.of(request.user), row, form.cleaned_data["reason"])
-    except services.SubjectRequestError as exc:
-        messages.error(request, f"Not done: {exc}.")
-    else:
-        messages.success(request, done)
-    return redirect("gdpr:detail", workspace.slug, row.pk)
+def request_submit(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_submit(actor=actor, subject_request=sr)), "Submitted.")
+
+
+@require_POST
+@login_required
+def request_approve(request: AuthenticatedHttpRequest, slug: str,
+                    request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_approve(actor=actor, subject_request=sr)),
+        "Approved: the cascade starts.")
+
+
+@require_POST
+@login_required
+def request_deny(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_deny(actor=actor, subject_request=sr, reason=reason)),
+        "Denied.")
+
+
+@require_POST
+@login_required
+def request_cancel(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_cancel(actor=actor, subject_request=sr)),
+        "Cancel requested.")
+
+
+@require_POST
+@login_required
+def request_retry(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_retry(actor=actor, subject_request=sr)),
+        "Retrying the steps that are not done.", may_send_back=True)
+
+
+@require_POST
+@login_required
+def request_override(request: AuthenticatedHttpRequest, slug: str,
+                     request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_set_override(actor=actor, subject_request=sr,
+                                                 reason=reason)),
+        "Legal holds will be overridden for this erasure.", may_send_back=True)
+
+
+@require_POST
+@login_required
+def request_preview(request: AuthenticatedHttpRequest, slug: str,
+                    request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        services.subject_request_preview(actor=actor, subject_request=sr)),
+        "Preview updated: each provider's count is below.")
 
 
 def _download_audited(request: AuthenticatedHttpRequest, workspace: Any, row: Any,
@@ -174,7 +221,7 @@ def receipt_download(request: AuthenticatedHttpRequest, slug: str,
 @require_GET
 @login_required
 def access_download(request: AuthenticatedHttpRequest, slug: str,
-                    request_id: str) -> HttpResponse:
+                    request_id: str) -> FileResponse:
     workspace = _workspace(request, slug)
     row = selectors.request_with_steps(workspace, request_id)
     try:
@@ -184,3 +231,10 @@ def access_download(request: AuthenticatedHttpRequest, slug: str,
     _download_audited(request, workspace, row, "access", subject_hash=row.subject_hash)
     return FileResponse(stream, as_attachment=True, filename=name,
                         content_type="application/zip")
+
+
+@require_GET
+def receipt_keys(request: HttpRequest) -> JsonResponse:
+    """The public keys receipts are signed with (no secret, no login): anyone holding a receipt
+    can check it (``manage.py verify_receipt --public-keys``) and nobody can forge one."""
+    return JsonResponse({"algorithm": keys.SIGNATURE_ALGORITHM, "keys": keys.public_keys()})

@@ -1,17 +1,35 @@
-"""Keyed hashes of data-subject ids and signatures of receipts, each with key ids.
+"""Keyed hashes of data-subject ids and Ed25519 signatures of receipts, each with key ids.
 
 Keys come from ``MEMADMIN_HASHING_KEYS`` and ``MEMADMIN_SIGNING_KEYS`` (never ``SECRET_KEY``), so
 rotating ``SECRET_KEY`` breaks no stored hash and no receipt. The first key is the active one.
+
+A signing key's secret is either the URL-safe base64 of a 32-byte Ed25519 seed, or any other
+text of 32+ characters from which the seed is derived with HKDF-SHA256. Receipts are verified
+with the public keys alone (``public_keys()``, published by the app, or
+``MEMADMIN_RECEIPT_PUBLIC_KEYS`` on a machine that holds no secret): whoever can verify a
+receipt cannot forge one.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import functools
 import hashlib
 import hmac
 import json
 from typing import Any
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
+
+#: The signature algorithm of receipts (named in every signed document).
+SIGNATURE_ALGORITHM = "ed25519"
+#: Receipts signed before Ed25519 carry no algorithm: HMAC-SHA256 with the signing secret.
+LEGACY_ALGORITHM = "hmac-sha256"
 
 
 def _active(keys: dict[str, str]) -> tuple[str, str]:
@@ -41,13 +59,66 @@ def canonical_json(value: Any) -> bytes:
                       default=str).encode("utf-8")
 
 
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    """Strict: only the canonical unpadded encoding decodes (no spare bits may differ)."""
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(data) != text:
+        raise ValueError("not canonical base64")
+    return data
+
+
+@functools.lru_cache(maxsize=32)
+def _private_key(secret: str) -> Ed25519PrivateKey:
+    try:
+        seed = _unb64(secret)
+    except (binascii.Error, ValueError):
+        seed = b""
+    if len(seed) != 32:
+        seed = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                    info=b"memadmin receipt signing key (ed25519)").derive(secret.encode())
+    return Ed25519PrivateKey.from_private_bytes(seed)
+
+
+def _raw_public(key: Ed25519PrivateKey) -> str:
+    return _b64(key.public_key().public_bytes(serialization.Encoding.Raw,
+                                              serialization.PublicFormat.Raw))
+
+
+def public_keys() -> dict[str, str]:
+    """{key id: URL-safe base64 raw Ed25519 public key} of every key receipts may carry: the
+    configured signing keys' and ``MEMADMIN_RECEIPT_PUBLIC_KEYS``."""
+    keys = {kid: _raw_public(_private_key(secret))
+            for kid, secret in settings.MEMADMIN_SIGNING_KEYS.items()}
+    return {**getattr(settings, "MEMADMIN_RECEIPT_PUBLIC_KEYS", {}), **keys}
+
+
 def sign(value: Any) -> tuple[str, str]:
-    """(key id, hex HMAC-SHA256) of ``value``'s canonical JSON."""
-    kid, key = _active(settings.MEMADMIN_SIGNING_KEYS)
-    return kid, hmac.new(key.encode(), canonical_json(value), hashlib.sha256).hexdigest()
+    """(key id, URL-safe base64 Ed25519 signature) of ``value``'s canonical JSON."""
+    kid, secret = _active(settings.MEMADMIN_SIGNING_KEYS)
+    return kid, _b64(_private_key(secret).sign(canonical_json(value)))
 
 
-def verify(value: Any, key_id: str, signature: str) -> bool:
+def verify(value: Any, key_id: str, signature: str,
+           public: dict[str, str] | None = None) -> bool:
+    """Whether ``signature`` is key ``key_id``'s Ed25519 signature of ``value``. Needs public
+    keys only (``public``, else ``public_keys()``)."""
+    encoded = (public if public is not None else public_keys()).get(key_id)
+    if encoded is None:
+        return False
+    try:
+        key = Ed25519PublicKey.from_public_bytes(_unb64(encoded))
+        key.verify(_unb64(signature), canonical_json(value))
+    except (InvalidSignature, ValueError, binascii.Error):
+        return False
+    return True
+
+
+def verify_legacy_hmac(value: Any, key_id: str, signature: str) -> bool:
+    """A receipt signed before Ed25519 (HMAC-SHA256): this needs the signing secret."""
     key = settings.MEMADMIN_SIGNING_KEYS.get(key_id)
     if key is None:
         return False

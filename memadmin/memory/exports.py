@@ -17,9 +17,8 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import Any
 
-from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
@@ -27,6 +26,7 @@ from django.utils import timezone
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
+from memadmin.lib.files import storage_replace as _replace
 from memadmin.memory.services import filters_for_audit
 from memadmin.providers import contract as c
 from memadmin.providers import wire
@@ -96,12 +96,6 @@ def _groups(namespace_ids: Sequence[str]) -> list[tuple[ProviderConfig, list[Nam
 
 def _part_name(job: Job, config: ProviderConfig) -> str:
     return f"exports/{job.pk}/{config.slug}.jsonl"
-
-
-def _replace(name: str, content: IO[bytes]) -> str:
-    if default_storage.exists(name):
-        default_storage.delete(name)
-    return default_storage.save(name, File(content, name=name.rsplit("/", 1)[-1]))
 
 
 def _write_part(ctx: JobContext, config: ProviderConfig, namespaces: list[Namespace],

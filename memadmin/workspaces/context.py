@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memadmin.gdpr.selectors import waiting_for_approval_count
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.providers.selectors import health_summary
 from memadmin.quarantine.selectors import pending_count
@@ -18,4 +19,6 @@ def ws_context(request: AuthenticatedHttpRequest, workspace: Any, **extra: Any) 
     can = access.capabilities(request.user, workspace)
     return {"workspace": workspace, "can": can, "health_summary": health_summary(workspace),
             "quarantine_pending": pending_count(workspace) if can["review_quarantine"] else None,
+            "approvals_waiting": waiting_for_approval_count(workspace, request.user)
+            if can["subject_requests"] else None,
             **extra}

@@ -82,3 +82,55 @@ def test_an_erasure_is_requested_approved_run_and_proven(
     assert Tombstone.objects.filter(workspace=req.workspace, lifted_at__isnull=True).count() == 1
     assert SUBJECT not in page.content()
     assert console_errors == []
+
+
+def test_an_override_of_a_legal_hold_goes_through_a_second_approval(
+    live_server: LiveServer, login, console_errors: list[str], subject_items, page: Page,
+    resource, namespace, users,
+) -> None:
+    from memadmin.memory.services import FreezeSubject, memory_freeze_place
+
+    memory_freeze_place(actor=Actor.of(users["carl"]), subject=FreezeSubject(resource, namespace),
+                        kind="legal_hold", reason="Litigation 2026-17")
+    login("carl")
+    page.goto(f"{live_server.url}/w/acme/requests/new/")
+    page.get_by_label("Erasure (Art. 17)").check()
+    page.get_by_label("Data-subject id").fill(SUBJECT)
+    page.get_by_label("Reason / legal basis").fill("Letter of 3 May")
+    page.get_by_role("button", name="Create request").click()
+    page.get_by_role("button", name="Submit for approval").click()
+    request_url = page.url
+    page.get_by_role("button", name="Log out").click()
+
+    login("carol")
+    page.goto(request_url)
+    page.get_by_role("button", name="Approve").click()
+    call_command("db_worker", batch=True, startup_delay=False, reload=False)
+    expect(page.locator("#request-state")).to_have_text("partial", timeout=15_000)
+    page.get_by_role("button", name="Log out").click()
+
+    # The requester asks to override the hold: that voids carol's approval.
+    login("carl")
+    page.goto(request_url)
+    page.get_by_label("Override legal holds and freezes for this erasure — reason").fill(
+        "Court order 17 of 2 June")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Override holds").click()
+    expect(page.locator("#request-state")).to_have_text("awaiting_approval")
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)
+    expect(page.get_by_role("button", name="Retry the steps not done")).to_have_count(0)
+    assert MemoryItem.objects.filter(data_subject_id=SUBJECT).count() == 2
+    page.get_by_role("button", name="Log out").click()
+
+    login("carol")
+    page.goto(f"{live_server.url}/w/acme/requests/")
+    expect(page.locator("#approvals-waiting")).to_contain_text("1")
+    page.goto(request_url)
+    page.get_by_role("button", name="Approve").click()
+    call_command("db_worker", batch=True, startup_delay=False, reload=False)
+    expect(page.locator("#request-state")).to_have_text("completed", timeout=15_000)
+    assert not MemoryItem.objects.filter(data_subject_id=SUBJECT).exists()
+    req = SubjectRequest.objects.get()
+    assert (req.receipt["actors"]["decided_by"], req.receipt["actors"]["override_by"]) == \
+        ("carol", "carl")
+    assert console_errors == []

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
@@ -30,17 +31,16 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.models import SubjectRequest, Tombstone
-from memadmin.gdpr.services import (
+from memadmin.gdpr.services import subject_request_preview, subject_requests_upkeep
+from memadmin.gdpr.transitions import (
     subject_request_cancel,
     subject_request_create,
-    subject_request_preview,
     subject_request_retry,
     subject_request_submit,
-    subject_requests_upkeep,
 )
 from memadmin.jobs import runner
 from memadmin.memory import exports
-from memadmin.memory.imports import import_plan
+from memadmin.memory.imports import import_plan, upload_store
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
@@ -58,10 +58,10 @@ def no_four_eyes(workspace):  # type: ignore[no-untyped-def]
     workspace.save()
 
 
-def start(actor: Actor, workspace, kind: str = "erasure") -> SubjectRequest:  # type: ignore[no-untyped-def]
+def start(actor: Actor, workspace, kind: str = "erasure", reason: str = REASON) -> SubjectRequest:  # type: ignore[no-untyped-def]
     request = subject_request_create(actor=actor, workspace=workspace, kind=kind,
-                                     subject_id=SUBJECT, reason=REASON)
-    subject_request_submit(actor=actor, request=request)
+                                     subject_id=SUBJECT, reason=reason)
+    subject_request_submit(actor=actor, subject_request=request)
     return SubjectRequest.objects.get(pk=request.pk)
 
 
@@ -90,7 +90,7 @@ def test_an_erasure_across_three_providers_is_partial_and_shows_the_unsupported_
         actor, workspace, put, other_namespace, http_config, legacy, legacy_config) -> None:
     seed(put, other_namespace)
     request = start(actor("carl"), workspace)
-    preview = subject_request_preview(actor=actor("carl"), request=request)
+    preview = subject_request_preview(actor=actor("carl"), subject_request=request)
     assert [(s.provider_label, s.found) for s in preview] == [
         ("Across HTTP", 5), ("Built-in", 5), ("Legacy store", None)]
     assert preview[2].error == "the provider can neither count nor list the subject's items"
@@ -139,7 +139,7 @@ def test_a_step_failing_past_its_attempts_is_failed_and_a_retry_completes_the_re
     assert "unavailable" in failed.error and SUBJECT not in failed.error
 
     legacy.store(items=2)  # the store is back
-    subject_request_retry(actor=actor("ada"), request=request)
+    subject_request_retry(actor=actor("ada"), subject_request=request)
     request = finished(request)
     assert request.state == "completed"
     assert steps(request) == {"Built-in": ("done", 1, 0, 0), "Legacy store": ("done", 2, 0, 0)}
@@ -216,12 +216,18 @@ def test_a_completed_erasure_leaves_a_tombstone_and_the_clear_id_nowhere(
         namespaces=[namespace, other_namespace], filters=c.ItemFilters(subject=SUBJECT),
         fmt="zip")
     assert run_job(export) == "succeeded"
-    access = finished(start(actor("carl"), workspace, kind="access"))
+    # Reasons people write quote the id; an import was uploaded but never confirmed.
+    access = finished(start(actor("carl"), workspace, kind="access",
+                            reason=f"Access asked for by {SUBJECT} on 1 March"))
     assert access.state == "completed" and access.access_file
+    upload = json.dumps({"tier": "facts", "key": "k9", "content": f"{MARKER}: imported",
+                         "dataSubjectId": SUBJECT}).encode()
+    upload_name = upload_store(io.BytesIO(upload))
     assert file_hits(storage, SUBJECT) and file_hits(storage, MARKER)
     assert database_hits(SUBJECT) and database_hits(MARKER)
 
-    request = finished(start(actor("carl"), workspace))
+    request = finished(start(actor("carl"), workspace,
+                             reason=f"{SUBJECT} wrote to us on 2 March asking for erasure"))
 
     assert request.state == "completed"
     assert steps(request) == {"Across HTTP": ("done", 5, 0, 0), "Built-in": ("done", 0, 0, 0)}
@@ -231,6 +237,14 @@ def test_a_completed_erasure_leaves_a_tombstone_and_the_clear_id_nowhere(
     assert request.subject_id is None
     assert request.receipt["state"] == "completed"
     assert SubjectRequest.objects.get(pk=access.pk).access_file == ""
+    # The reasons keep their sense, with the keyed-hash label in place of the id, and the
+    # receipt was sealed over the scrubbed reason.
+    label = f"[subject {request.subject_key_id}:{request.subject_hash[:16]}]"
+    assert request.reason == f"{label} wrote to us on 2 March asking for erasure"
+    assert request.receipt["reason"] == request.reason
+    assert SubjectRequest.objects.get(pk=access.pk).reason == \
+        f"Access asked for by {label} on 1 March"
+    assert not default_storage.exists(upload_name)
     # Gone: every text and JSON column of every table (ours and the task backend's), every
     # file under the storage location, and everything logged.
     assert database_hits(SUBJECT) == []
@@ -365,7 +379,7 @@ def test_an_admin_cancel_while_running_stops_after_the_step_in_flight(
     try:
         request = start(actor("carl"), workspace)
         wait_for(tmp_path / "gdpr_step.reached", process)
-        subject_request_cancel(actor=actor("ada"), request=request)
+        subject_request_cancel(actor=actor("ada"), subject_request=request)
         assert SubjectRequest.objects.get(pk=request.pk).state == "running"
         (tmp_path / "gdpr_step.pause").unlink()  # the step in flight goes on
         end = timezone.now() + dt.timedelta(seconds=60)

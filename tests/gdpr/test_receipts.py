@@ -12,9 +12,10 @@ from django.core.management.base import CommandError
 
 from memadmin.gdpr.models import SubjectRequest
 from memadmin.gdpr.receipts import receipt_document
-from memadmin.gdpr.services import (
+from memadmin.gdpr.transitions import (
     subject_request_cancel,
     subject_request_create,
+    subject_request_deny,
     subject_request_submit,
 )
 from tests.gdpr.conftest import SUBJECT, run_job
@@ -35,7 +36,7 @@ def completed(actor, workspace, put) -> SubjectRequest:  # type: ignore[no-untyp
     put("likes tea")
     request = subject_request_create(actor=actor("carl"), workspace=workspace, kind="erasure",
                                      subject_id=SUBJECT, reason="Letter of 2 March")
-    subject_request_submit(actor=actor("carl"), request=request)
+    subject_request_submit(actor=actor("carl"), subject_request=request)
     assert run_job(SubjectRequest.objects.get(pk=request.pk).job) == "succeeded"
     return SubjectRequest.objects.get(pk=request.pk)
 
@@ -122,7 +123,7 @@ def test_rotating_secret_key_breaks_no_receipt(completed, tmp_path: Path, settin
 def test_cancelled_and_denied_requests_get_receipts(actor, workspace) -> None:
     request = subject_request_create(actor=actor("carl"), workspace=workspace, kind="access",
                                      subject_id=SUBJECT, reason="Phone call")
-    subject_request_cancel(actor=actor("carl"), request=request)
+    subject_request_cancel(actor=actor("carl"), subject_request=request)
     request = SubjectRequest.objects.get(pk=request.pk)
     assert request.receipt["state"] == "cancelled"
     assert request.receipt["actors"]["cancelled_by"] == "carl"
@@ -134,3 +135,64 @@ def test_an_open_request_has_no_receipt_to_download(actor, workspace) -> None:
                                      subject_id=SUBJECT, reason="Phone call")
     with pytest.raises(ValueError, match="no receipt"):
         receipt_document(request)
+
+
+def test_a_receipt_never_quotes_the_clear_id_not_even_in_a_reason(actor, workspace,
+                                                                  carol) -> None:
+    cancelled = subject_request_create(actor=actor("carl"), workspace=workspace,
+                                       kind="erasure", subject_id=SUBJECT,
+                                       reason=f"{SUBJECT} phoned on 2 March")
+    subject_request_cancel(actor=actor("carl"), subject_request=cancelled)
+    cancelled = SubjectRequest.objects.get(pk=cancelled.pk)
+    assert SUBJECT not in json.dumps(cancelled.receipt)
+    assert SUBJECT not in cancelled.reason and "phoned on 2 March" in cancelled.reason
+
+    denied = subject_request_create(actor=actor("carl"), workspace=workspace, kind="erasure",
+                                    subject_id=SUBJECT, reason="Letter of 2 March")
+    subject_request_submit(actor=actor("carl"), subject_request=denied)
+    subject_request_deny(actor=actor("carol"), subject_request=denied,
+                         reason=f"we could not verify that the writer is {SUBJECT}")
+    denied = SubjectRequest.objects.get(pk=denied.pk)
+    assert SUBJECT not in json.dumps(denied.receipt) and SUBJECT not in denied.decision_reason
+
+
+def test_a_receipt_is_signed_with_ed25519_and_verifies_with_the_public_key_alone(
+        completed, tmp_path: Path, settings, client) -> None:  # type: ignore[no-untyped-def]
+    from memadmin.gdpr.receipts import ReceiptInvalid, receipt_verify
+
+    document = receipt_document(completed)
+    assert document["algorithm"] == "ed25519"
+    published = client.get("/receipt-keys.json").json()  # no login: public keys only
+    assert published["algorithm"] == "ed25519" and set(published["keys"]) == set(KEYS)
+    assert not any(secret in json.dumps(published) for secret in KEYS.values())
+    keys_file = tmp_path / "keys.json"
+    keys_file.write_text(json.dumps(published))
+    path = download(completed, tmp_path / "r.json")
+    # A verifier without any secret: no signing key configured at all.
+    settings.MEMADMIN_SIGNING_KEYS = {"other": "an unrelated signing key " + "q" * 40}
+    from io import StringIO
+
+    out = StringIO()
+    call_command("verify_receipt", str(path), "--public-keys", str(keys_file), stdout=out)
+    assert "OK: signed with key id 2026-a" in out.getvalue()
+    # The public key cannot sign: a receipt "signed" with the published key material fails.
+    forged = {**document, "receipt": {**document["receipt"], "state": "denied"},
+              "signature": published["keys"]["2026-a"]}
+    with pytest.raises(ReceiptInvalid, match="bad signature"):
+        receipt_verify(forged, public=published["keys"])
+
+
+def test_a_receipt_signed_before_ed25519_still_verifies_with_the_signing_secret(
+        completed) -> None:
+    import hashlib
+    import hmac
+
+    from memadmin.gdpr.receipts import receipt_verify
+    from memadmin.lib.keys import canonical_json
+
+    legacy = {"receipt": completed.receipt, "key_id": "2026-a",
+              "signature": hmac.new(KEYS["2026-a"].encode(), canonical_json(completed.receipt),
+                                    hashlib.sha256).hexdigest()}
+    assert receipt_verify(legacy) == "2026-a"
+    with pytest.raises(Exception, match="bad signature"):
+        receipt_verify({**legacy, "signature": "0" * 64})

@@ -13,17 +13,16 @@ from django.utils import timezone
 from memadmin.audit.models import AuditEvent
 from memadmin.gdpr import selectors
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
-from memadmin.gdpr.services import (
+from memadmin.gdpr.services import subject_request_preview, subject_requests_upkeep
+from memadmin.gdpr.transitions import (
     SubjectRequestError,
     subject_request_approve,
     subject_request_cancel,
     subject_request_create,
     subject_request_deny,
-    subject_request_preview,
     subject_request_retry,
     subject_request_set_override,
     subject_request_submit,
-    subject_requests_upkeep,
 )
 from memadmin.jobs.models import Job
 from memadmin.lib.keys import subject_hash
@@ -105,7 +104,7 @@ class TestStateMachine:
     def test_access_goes_new_approved_running_completed(self, actor, workspace, put) -> None:
         put("likes tea")
         request = create(actor("carl"), workspace, kind="access")
-        subject_request_submit(actor=actor("carl"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
         assert refresh(request).state == "approved"
 
         assert run_job(refresh(request).job) == "succeeded"
@@ -119,16 +118,16 @@ class TestStateMachine:
             self, actor, workspace, put, carol) -> None:
         put("likes tea")
         request = create(actor("carl"), workspace)
-        subject_request_submit(actor=actor("carl"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
         assert refresh(request).state == "awaiting_approval"
         assert refresh(request).job is None
 
         with pytest.raises(SubjectRequestError, match="four eyes"):
-            subject_request_approve(actor=actor("carl"), request=request)
+            subject_request_approve(actor=actor("carl"), subject_request=request)
         for name in ("vic", "alice", "nora", "olga"):
             with pytest.raises(SubjectRequestError):
-                subject_request_approve(actor=actor(name), request=request)
-        subject_request_approve(actor=actor("carol"), request=request)
+                subject_request_approve(actor=actor(name), subject_request=request)
+        subject_request_approve(actor=actor("carol"), subject_request=request)
         request = refresh(request)
         assert (request.state, request.decided_by.username) == ("approved", "carol")
 
@@ -144,20 +143,20 @@ class TestStateMachine:
         workspace.save()
         put("likes tea")
         request = create(actor("carl"), workspace)
-        subject_request_submit(actor=actor("carl"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
         assert refresh(request).state == "approved"
         assert refresh(request).job.params == {"request": str(request.pk)}
 
     def test_deny_needs_another_user_and_a_reason_and_drops_the_id(
             self, actor, workspace, carol) -> None:
         request = create(actor("carl"), workspace)
-        subject_request_submit(actor=actor("carl"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
         with pytest.raises(SubjectRequestError):
-            subject_request_deny(actor=actor("carl"), request=request, reason="no")
+            subject_request_deny(actor=actor("carl"), subject_request=request, reason="no")
         with pytest.raises(SubjectRequestError):
-            subject_request_deny(actor=actor("carol"), request=request, reason=" ")
+            subject_request_deny(actor=actor("carol"), subject_request=request, reason=" ")
 
-        subject_request_deny(actor=actor("carol"), request=request, reason="Not verified")
+        subject_request_deny(actor=actor("carol"), subject_request=request, reason="Not verified")
         request = refresh(request)
         assert (request.state, request.subject_id) == ("denied", None)
         assert request.receipt["state"] == "denied"
@@ -165,19 +164,20 @@ class TestStateMachine:
     def test_only_the_requester_submits(self, actor, workspace) -> None:
         request = create(actor("carl"), workspace)
         with pytest.raises(SubjectRequestError, match="requester"):
-            subject_request_submit(actor=actor("ada"), request=request)
+            subject_request_submit(actor=actor("ada"), subject_request=request)
 
     @pytest.mark.parametrize("action", ["submit", "approve", "deny", "retry"])
     def test_wrong_transitions_are_refused(self, actor, workspace, carol, action) -> None:
         request = create(actor("carl"), workspace)  # ``new``: approve, deny, retry refused
         if action == "submit":  # ``awaiting_approval``: a second submit is refused
-            subject_request_submit(actor=actor("carl"), request=request)
+            subject_request_submit(actor=actor("carl"), subject_request=request)
         calls = {
-            "submit": lambda: subject_request_submit(actor=actor("carl"), request=request),
-            "approve": lambda: subject_request_approve(actor=actor("carol"), request=request),
-            "deny": lambda: subject_request_deny(actor=actor("carol"), request=request,
+            "submit": lambda: subject_request_submit(actor=actor("carl"), subject_request=request),
+            "approve": lambda: subject_request_approve(actor=actor("carol"),
+                                                       subject_request=request),
+            "deny": lambda: subject_request_deny(actor=actor("carol"), subject_request=request,
                                                  reason="x"),
-            "retry": lambda: subject_request_retry(actor=actor("carol"), request=request),
+            "retry": lambda: subject_request_retry(actor=actor("carol"), subject_request=request),
         }
         before = refresh(request).state
         with pytest.raises(SubjectRequestError, match="cannot"):
@@ -186,13 +186,13 @@ class TestStateMachine:
 
     def test_nothing_moves_a_closed_request(self, actor, workspace, carol) -> None:
         request = create(actor("carl"), workspace)
-        subject_request_cancel(actor=actor("carl"), request=request)
+        subject_request_cancel(actor=actor("carl"), subject_request=request)
         for call in (
-            lambda: subject_request_submit(actor=actor("carl"), request=request),
-            lambda: subject_request_cancel(actor=actor("ada"), request=request),
-            lambda: subject_request_set_override(actor=actor("carl"), request=request,
+            lambda: subject_request_submit(actor=actor("carl"), subject_request=request),
+            lambda: subject_request_cancel(actor=actor("ada"), subject_request=request),
+            lambda: subject_request_set_override(actor=actor("carl"), subject_request=request,
                                                  reason="x"),
-            lambda: subject_request_preview(actor=actor("carl"), request=request),
+            lambda: subject_request_preview(actor=actor("carl"), subject_request=request),
         ):
             with pytest.raises(SubjectRequestError):
                 call()
@@ -205,13 +205,14 @@ class TestCancel:
                                                               stage) -> None:
         request = create(actor("carl"), workspace)
         if stage != "new":
-            subject_request_submit(actor=actor("carl"), request=request)
+            subject_request_submit(actor=actor("carl"), subject_request=request)
         if stage == "approved":
-            subject_request_approve(actor=actor("carol"), request=request)
+            subject_request_approve(actor=actor("carol"), subject_request=request)
         with pytest.raises(SubjectRequestError):
-            subject_request_cancel(actor=actor("carol"), request=request)  # not the requester
+            # not the requester
+            subject_request_cancel(actor=actor("carol"), subject_request=request)
 
-        subject_request_cancel(actor=actor("ada"), request=request)
+        subject_request_cancel(actor=actor("ada"), subject_request=request)
         request = refresh(request)
         assert (request.state, request.subject_id, request.cancelled_by.username) == \
             ("cancelled", None, "ada")
@@ -223,16 +224,16 @@ class TestCancel:
             self, actor, workspace, put, carol) -> None:
         put("likes tea")
         request = create(actor("carl"), workspace)
-        subject_request_submit(actor=actor("carl"), request=request)
-        subject_request_approve(actor=actor("carol"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
+        subject_request_approve(actor=actor("carol"), subject_request=request)
         SubjectRequest.objects.filter(pk=request.pk).update(state="running")
         Job.objects.filter(pk=refresh(request).job_id).update(
             state="running", worker="w", attempts=1,
             lease_until=timezone.now() + dt.timedelta(minutes=1))
         with pytest.raises(SubjectRequestError, match="admin"):
-            subject_request_cancel(actor=actor("carl"), request=request)
+            subject_request_cancel(actor=actor("carl"), subject_request=request)
 
-        subject_request_cancel(actor=actor("ada"), request=request)
+        subject_request_cancel(actor=actor("ada"), subject_request=request)
         request = refresh(request)
         assert request.state == "running"  # the job stops it after its current step
         assert request.job.cancel_requested
@@ -240,8 +241,8 @@ class TestCancel:
     def test_a_running_request_whose_job_died_cancelled_is_closed_by_the_upkeep(
             self, actor, workspace, carol) -> None:
         request = create(actor("carl"), workspace)
-        subject_request_submit(actor=actor("carl"), request=request)
-        subject_request_approve(actor=actor("carol"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
+        subject_request_approve(actor=actor("carol"), subject_request=request)
         SubjectRequest.objects.filter(pk=request.pk).update(state="running")
         Job.objects.filter(pk=refresh(request).job_id).update(state="cancelled")
 
@@ -257,8 +258,8 @@ class TestHoldAndOverride:
         memory_freeze_place(actor=actor("carl"), subject=FreezeSubject(resource, namespace),
                             kind="legal_hold", reason="Litigation 2026-17")
         request = create(actor("carl"), workspace)
-        subject_request_submit(actor=actor("carl"), request=request)
-        subject_request_approve(actor=actor("carol"), request=request)
+        subject_request_submit(actor=actor("carl"), subject_request=request)
+        subject_request_approve(actor=actor("carol"), subject_request=request)
         run_job(refresh(request).job)
 
         request = refresh(request)
@@ -268,16 +269,18 @@ class TestHoldAndOverride:
         assert MemoryItem.objects.filter(data_subject_id=SUBJECT).count() == 1
 
         with pytest.raises(SubjectRequestError):
-            subject_request_set_override(actor=actor("carl"), request=request, reason="")
+            subject_request_set_override(actor=actor("carl"), subject_request=request, reason="")
         with pytest.raises(SubjectRequestError):
-            subject_request_set_override(actor=actor("vic"), request=request, reason="x")
-        subject_request_set_override(actor=actor("carl"), request=request,
+            subject_request_set_override(actor=actor("vic"), subject_request=request, reason="x")
+        subject_request_set_override(actor=actor("carl"), subject_request=request,
                                      reason="Court order 17 allows erasure")
         event = AuditEvent.objects.get(action="subject_request.override_hold")
         assert event.actor_label == "carl" and event.data["reason_chars"] == 29
 
-        subject_request_retry(actor=actor("carol"), request=request)
-        assert refresh(request).state == "running"
+        # Four eyes: the override voids carol's approval; she approves again, then it runs.
+        assert refresh(request).state == "awaiting_approval"
+        subject_request_approve(actor=actor("carol"), subject_request=request)
+        assert refresh(request).state == "approved"
         run_job(refresh(request).job)
         request = refresh(request)
         step = request.steps.get()
@@ -288,7 +291,7 @@ class TestHoldAndOverride:
     def test_access_cannot_override(self, actor, workspace) -> None:
         request = create(actor("carl"), workspace, kind="access")
         with pytest.raises(SubjectRequestError):
-            subject_request_set_override(actor=actor("carl"), request=request, reason="x")
+            subject_request_set_override(actor=actor("carl"), subject_request=request, reason="x")
 
 
 class TestPreview:
@@ -299,7 +302,7 @@ class TestPreview:
         put("not them", subject=OTHER_SUBJECT)
         request = create(actor("carl"), workspace)
 
-        steps = subject_request_preview(actor=actor("carl"), request=request)
+        steps = subject_request_preview(actor=actor("carl"), subject_request=request)
         assert [(s.provider_label, s.found, s.error) for s in steps] == [("Built-in", 2, "")]
         assert MemoryItem.objects.count() == 3
         event = AuditEvent.objects.get(action="subject_request.preview")
@@ -308,7 +311,7 @@ class TestPreview:
     def test_a_deleted_provider_cannot_tell(self, actor, workspace) -> None:
         request = create(actor("carl"), workspace)
         SubjectRequestStep.objects.filter(request=request).update(provider=None)
-        steps = subject_request_preview(actor=actor("carl"), request=request)
+        steps = subject_request_preview(actor=actor("carl"), subject_request=request)
         assert (steps[0].found, steps[0].error) == (None, "the provider was deleted")
 
 

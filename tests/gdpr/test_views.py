@@ -12,7 +12,7 @@ from django.urls import reverse
 from memadmin.audit.models import AuditEvent
 from memadmin.gdpr.models import SubjectRequest
 from memadmin.gdpr.receipts import receipt_verify
-from memadmin.gdpr.services import subject_request_create
+from memadmin.gdpr.transitions import subject_request_create
 from memadmin.memory.models import MemoryItem
 
 from .conftest import SUBJECT, run_job
@@ -27,7 +27,7 @@ def detail(req: SubjectRequest) -> str:
 
 
 def act(req: SubjectRequest, action: str) -> str:
-    return reverse("gdpr:act", args=["acme", req.pk, action])
+    return reverse(f"gdpr:{action}", args=["acme", req.pk])
 
 
 @pytest.fixture
@@ -94,6 +94,24 @@ class TestListAndDetail:
             response = carl.get(LIST, odd)
             assert response.status_code in (200, 400)
             assert "<script>" not in response.content.decode().split("<main", 1)[1]
+
+    def test_the_approver_finds_the_work_in_the_navigation_and_a_filter(
+            self, client_for, erasure, actor, carol, workspace) -> None:  # type: ignore[no-untyped-def]
+        from memadmin.gdpr.transitions import subject_request_submit
+
+        subject_request_create(actor=actor("carl"), workspace=workspace, kind="access",
+                               subject_id="someone", reason="Art. 15 by post")
+        subject_request_submit(actor=actor("carl"), subject_request=erasure)
+        carol_page = client_for("carol").get(LIST)
+        assert 'id="approvals-waiting"' in carol_page.content.decode()
+        assert ">1 to approve<" in carol_page.content.decode()
+        assert 'id="approvals-waiting"' not in client_for("carl").get(LIST).content.decode()
+        rows = client_for("carol").get(LIST, {"approval": "mine"}).context["rows"]
+        assert [r.pk for r in rows] == [erasure.pk]
+        assert client_for("carl").get(LIST, {"approval": "mine"}).context["rows"] == []
+        page = carol_page.content.decode()
+        assert "Art. 17 request by e-mail" in page and "Art. 15 by post" in page
+        assert "Erasure (Art. 17)" in page and "Access (Art. 15/20)" in page
 
     def test_the_detail_shows_steps_and_escapes(self, client_for, erasure) -> None:  # type: ignore[no-untyped-def]
         page = client_for("carl").get(detail(erasure)).content.decode()
@@ -184,8 +202,7 @@ class TestActions:
 
     def test_unknown_actions_and_bad_reasons(self, client_for, erasure) -> None:  # type: ignore[no-untyped-def]
         carl = client_for("carl")
-        assert carl.post(reverse("gdpr:act", args=["acme", erasure.pk, "explode"])
-                         ).status_code == 404
+        assert carl.post(detail(erasure) + "explode/").status_code == 404
         carl.post(act(erasure, "override"), {"reason": "n\x00ul"})
         erasure.refresh_from_db()
         assert not erasure.override_hold

@@ -460,13 +460,12 @@ TARGETS: list[Target] = [
     Target("gdpr:new", "POST", "carl", gdpr_forms.RequestCreateForm, (),
            lambda w: {"kind": "erasure", "subject_id": "user:jane.doe@example.com",
                       "reason": "Art. 17 request of 3 May"}, ("requests",)),
-    Target("gdpr:act", "POST", "carl", gdpr_forms.ReasonForm, (),
-           lambda w: {"reason": "court order 17"}, ("requests",),
-           kwargs={"action": "override"}, label="override"),
+    Target("gdpr:override", "POST", "carl", gdpr_forms.ReasonForm, (),
+           lambda w: {"reason": "court order 17"}, ("requests",), label="override"),
     # ada asked for the erasure awaiting approval: carl is the second pair of eyes.
-    Target("gdpr:act", "POST", "carl", gdpr_forms.ReasonForm, (),
+    Target("gdpr:deny", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "no legal basis"}, ("requests",),
-           kwargs={"action": "deny", "request_id": Ref("awaiting_request_id")}, label="deny"),
+           kwargs={"request_id": Ref("awaiting_request_id")}, label="deny"),
     # -- audit trail -----------------------------------------------------------------------------
     Target("audit:list", "GET", "carl", audit_forms.AuditFilterForm),
     Target("audit:list", "GET", "carl", audit_forms.AuditFilterForm, htmx=True),
@@ -526,6 +525,12 @@ NO_INPUT.update({
     name: "a download of the request named in the URL; it reads no parameter"
     for name in ("gdpr:receipt", "gdpr:access_download")
 })
+NO_INPUT.update({
+    name: "an action on the request named in the URL; it reads only the ReasonForm that "
+          "gdpr:override and gdpr:deny are fed through"
+    for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview")
+})
+NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
 NO_INPUT["providers:metrics"] = "bearer-token endpoint; covered by test_hostile_metrics_tokens"
 NO_INPUT["endpoint:endpoint"] = "the JSON endpoint; covered by the /oc-memory tests"
 

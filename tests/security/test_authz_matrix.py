@@ -35,7 +35,7 @@ from django.urls.exceptions import Resolver404
 from django.utils import timezone
 
 from memadmin.audit.services import Actor
-from memadmin.gdpr.services import (
+from memadmin.gdpr.transitions import (
     subject_request_create,
     subject_request_deny,
     subject_request_submit,
@@ -242,14 +242,21 @@ ROWS: dict[str, Row] = {
     "quarantine:allowed_remove": Row(lambda w: {"slug": w.ws, "content_hash": w.allow},
                                      get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
+    # Receipts' public keys are published: verifying needs no secret and no login.
+    "gdpr:receipt_keys": Row(NONE, get=everyone(200), post=NOT_ALLOWED),
     "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
     "gdpr:new": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 400)),
     "gdpr:detail": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
     "gdpr:receipt": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
     # No access file was made for this (denied) request.
     "gdpr:access_download": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 404), post=NOT_ALLOWED),
-    "gdpr:act": Row(lambda w: {**SUBJECT_REQUEST(w), "action": "preview"}, get=NOT_ALLOWED,
-                    post=gate(COMPLIANCE, 302)),
+    "gdpr:preview": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:submit": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:approve": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:deny": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:cancel": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:retry": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:override": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
     "audit:list": Row(WS, get=gate(AUDIT, 200), post=NOT_ALLOWED),
     "audit:export": Row(lambda w: {"slug": w.ws, "fmt": "csv"}, get=gate(AUDIT, 200),
@@ -359,8 +366,9 @@ def _build_world() -> World:
     # A subject request with a receipt: erasure asked by carl, denied by ada (four eyes).
     request = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
                                      kind="erasure", subject_id="customer-9", reason="matrix")
-    subject_request_submit(actor=Actor.of(users["carl"]), request=request)
-    subject_request_deny(actor=Actor.of(users["ada"]), request=request, reason="not verified")
+    subject_request_submit(actor=Actor.of(users["carl"]), subject_request=request)
+    subject_request_deny(actor=Actor.of(users["ada"]), subject_request=request,
+                         reason="not verified")
     built.subject_request = str(request.pk)
     return built
 

@@ -36,7 +36,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor
 from memadmin.gdpr import forms as gdpr_forms
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
-from memadmin.gdpr.services import subject_request_create, subject_request_submit
+from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
 from memadmin.memory import forms as memory_forms
@@ -154,7 +154,7 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
     awaiting = subject_request_create(actor=Actor.of(users["ada"]), workspace=workspace,
                                       kind="erasure", subject_id="user:jane.doe@example.com",
                                       reason=HOSTILE_REASON)
-    subject_request_submit(actor=Actor.of(users["ada"]), request=awaiting)
+    subject_request_submit(actor=Actor.of(users["ada"]), subject_request=awaiting)
     return World(
         kwargs={"slug": workspace.slug, "resource": resource.slug, "namespace": namespace.slug,
                 "item_id": made.id, "username": "vic", "provider": "builtin",
