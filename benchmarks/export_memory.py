@@ -2,7 +2,7 @@
 
 For each size (default 10,000 and 100,000 items) this creates a throwaway database next to the
 configured one, and in one subprocess migrates it and seeds the items with
-``memadmin.demo.seed.bulk_load``; in a second, fresh subprocess it runs the
+``benchmarks/bulk_load.py``; in a second, fresh subprocess it runs the
 ``memory_export`` job (ZIP) over the bulk namespace and reports its peak RSS
 (``getrusage(RUSAGE_SELF).ru_maxrss``). Seeding and exporting are separate processes, so the
 seed's own memory never counts. Then it drops the database and prints both figures and the
@@ -39,9 +39,8 @@ def _django() -> None:
 
 def _seed(count: int) -> None:
     _django()
+    from bulk_load import bulk_load
     from django.core.management import call_command
-
-    from memadmin.demo.seed import bulk_load
 
     call_command("migrate", verbosity=0)
     bulk_load(count)
@@ -56,8 +55,9 @@ def _export(files: str) -> dict[str, Any]:
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": files}}}
+    from bulk_load import bulk_namespace
+
     from memadmin.audit.services import Actor
-    from memadmin.demo.seed import bulk_namespace
     from memadmin.jobs import runner
     from memadmin.jobs.models import Job
     from memadmin.memory.exports import memory_export_start

@@ -2,8 +2,8 @@
 "Streaming export"): medians of the operations the admin pages and agents use.
 
 Creates a database of its own next to the configured one (``<db>_bench_1m``), migrates it,
-bulk-loads N items into acme / bulk / load with ``demo.bulk_load`` (what
-``manage.py seed_demo --items N`` does; COPY, then VACUUM (ANALYZE)), then times, through the
+bulk-loads N items into acme / bulk / load with ``bulk_load.bulk_load`` (what
+``benchmarks/bulk_load.py --items N`` does; COPY, then VACUUM (ANALYZE)), then times, through the
 provider contract (``provider_for(config)`` on the bulk namespace's scope), each operation
 ``--runs`` times after one warm-up and prints the medians: the first page of the item list, a
 page ~300 pages deep (reached by following cursors), full-text search pages for a rare, a
@@ -77,7 +77,7 @@ def document_frequency(namespace_id: Any, word: str) -> int:
 
 def pick_terms(namespace_id: Any) -> list[tuple[str, int]]:
     """(word, document frequency) of a rare, a medium and a common word of the loaded rows."""
-    from memadmin.demo.seed import bulk_vocabulary
+    from bulk_load import bulk_vocabulary
 
     vocabulary = bulk_vocabulary()
     tail = [(w, document_frequency(namespace_id, w)) for w in vocabulary[-RARE_CANDIDATES:]]
@@ -118,7 +118,8 @@ def raw_read(db: dict[str, Any], namespace_id: Any, limit: int | None) -> int:
 
 
 def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
-    from memadmin.demo import seed as demo
+    import bulk_load as demo
+
     from memadmin.providers import contract as c
     from memadmin.providers.registry import namespace_scope, provider_for
 

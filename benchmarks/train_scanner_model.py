@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memadmin.quarantine import pi_model as pim  # noqa: E402
-from memadmin.quarantine.scanner import _normalise  # noqa: E402
+from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "injection"
 CONFIG = pim.Config(bigrams=False, char_min=3, char_max=4, cjk_chars=True)

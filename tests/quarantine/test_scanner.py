@@ -16,6 +16,8 @@ import pytest
 from memadmin.quarantine import pi_model as model
 from memadmin.quarantine import scanner
 from memadmin.quarantine.scanner import RULES, RULESET_VERSION, Verdict, rule, scan
+from memadmin.quarantine.scanner import rules as ruleset
+from memadmin.quarantine.scanner.normalise import _fold
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"
 
@@ -336,8 +338,8 @@ class TestSpans:
 
     def test_chunked_folding_maps_like_folding_the_whole_text(self) -> None:
         text = ("Ｉｇｎｏｒｅ all ﬁles. " * 40 + "e\u0301\u200b" * 90 + "Ⅻ ㎏ ½ " * 50) * 3
-        chunked, index = scanner._fold(text)
-        whole, whole_index = scanner._fold(text, chunked=False)
+        chunked, index = _fold(text)
+        whole, whole_index = _fold(text, chunked=False)
         assert chunked == whole
         assert [index[j] for j in range(len(chunked))] == [
             whole_index[j] for j in range(len(whole))]
@@ -349,24 +351,24 @@ class TestSpans:
 
 class TestVersion:
     def test_the_version_is_the_digest_of_the_rules(self) -> None:
-        entries = [(s.id, s.category, scanner._pattern_source(s)) for s in scanner._SPECS]
-        assert scanner.ruleset_digest(entries) == RULESET_VERSION
+        entries = [(s.id, s.category, ruleset._pattern_source(s)) for s in ruleset._SPECS]
+        assert ruleset.ruleset_digest(entries) == RULESET_VERSION
         assert re.fullmatch(r"2026\.11\+[0-9a-f]{10}", RULESET_VERSION)
 
     def test_any_change_to_a_rule_changes_the_version(self) -> None:
-        entries = [(s.id, s.category, scanner._pattern_source(s)) for s in scanner._SPECS]
+        entries = [(s.id, s.category, ruleset._pattern_source(s)) for s in ruleset._SPECS]
         changed_pattern = [(i, c, p + "x") if i == "PI-LEAK-1" else (i, c, p)
                            for i, c, p in entries]
         changed_category = [(i, "jailbreak", p) if i == "PI-LEAK-1" else (i, c, p)
                             for i, c, p in entries]
         renamed = [("PI-LEAK-9", c, p) if i == "PI-LEAK-1" else (i, c, p) for i, c, p in entries]
-        versions = {scanner.ruleset_digest(e) for e in
+        versions = {ruleset.ruleset_digest(e) for e in
                     (entries, changed_pattern, changed_category, renamed, entries[1:])}
         assert len(versions) == 5
-        assert scanner.ruleset_digest(list(reversed(entries))) == RULESET_VERSION
+        assert ruleset.ruleset_digest(list(reversed(entries))) == RULESET_VERSION
 
     def test_the_version_follows_the_model_weights(self) -> None:
-        source = scanner._pattern_source(scanner._MODEL_SPECS[0])
+        source = ruleset._pattern_source(ruleset._MODEL_SPECS[0])
         assert model.load().digest in source
         assert hashlib.sha256(model.WEIGHTS_PATH.read_bytes()).hexdigest() in source
 

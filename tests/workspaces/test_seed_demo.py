@@ -1,4 +1,4 @@
-"""``manage.py seed_demo``: the demo users and workspaces, idempotency, and the bulk loader."""
+"""``manage.py seed_demo``: the demo users and workspaces, and idempotency."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from django.db.models import Count, Max, Min, Sum
+from django.db.models import Count, Max, Sum
 from django.test import override_settings
 
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import verify_chain
-from memadmin.demo import seed as demo
+from memadmin.demo import material as demo
 from memadmin.gdpr.models import Tombstone
 from memadmin.lib.keys import subject_hash
 from memadmin.memory.models import MemoryItem, MemoryRevision, NamespaceCounter, OperationRecord
@@ -73,12 +73,6 @@ def seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
         yield output
 
 
-@pytest.fixture(scope="class")
-def bulk_seeded(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
-    with committed_seed(django_db_blocker, "--items", "2000") as output:
-        yield output
-
-
 def table_counts() -> dict[str, int]:
     return {model.__name__: model.objects.count() for model in TOUCHED}
 
@@ -90,11 +84,6 @@ def assert_counters_match() -> None:
     for counter in NamespaceCounter.objects.all():
         assert (counter.items, counter.bytes) == real.get(counter.namespace_id, (0, 0)), \
             counter.namespace.slug
-
-
-def bulk_namespace() -> Namespace:
-    return Namespace.objects.get(resource__workspace__slug=demo.BULK_WORKSPACE,
-                                 resource__slug=demo.BULK_RESOURCE, slug=demo.BULK_NAMESPACE)
 
 
 @pytest.mark.django_db
@@ -258,13 +247,6 @@ class TestSeedDemo:
         for user in get_user_model().objects.all():
             assert user.check_password("another demo password")
 
-    def test_it_skips_vacuum_inside_a_transaction(self) -> None:
-        output = seed_demo("--items", "10")
-
-        assert "VACUUM skipped" in output
-        assert bulk_namespace().items.count() == 10
-        assert_counters_match()
-
 
 @pytest.mark.django_db
 class TestSeedDemoPreconditions:
@@ -278,60 +260,3 @@ class TestSeedDemoPreconditions:
 
     def test_it_generates_the_same_items_every_time(self) -> None:
         assert demo.demo_items() == demo.demo_items()
-
-
-@pytest.mark.django_db
-@pytest.mark.usefixtures("bulk_seeded")
-class TestBulkLoad:
-    def test_it_bulk_loads_the_requested_number_of_items(self, bulk_seeded: str) -> None:
-        namespace = bulk_namespace()
-        assert namespace.items.count() == 2000
-        assert "rows/s" in bulk_seeded and "VACUUM (ANALYZE) took" in bulk_seeded
-        assert namespace.items.filter(key="bulk-1").exists()
-        assert namespace.items.filter(key="bulk-2000").exists()
-        assert set(namespace.items.values_list("tier", "revision", "quarantine_state")
-                   .distinct()) == {("facts", 1, "clear")}
-        assert 1 <= namespace.items.filter(data_subject_id__isnull=False).count() <= 60
-        assert AuditEvent.objects.filter(action="memory.bulk_load",
-                                         target_id=str(namespace.pk)).count() == 1
-        assert verify_chain(str(namespace.resource.workspace_id)).ok
-
-    def test_it_keeps_counters_equal_to_real_counts_after_a_bulk_load(self) -> None:
-        assert_counters_match()
-
-    def test_it_spreads_bulk_items_over_ninety_days_of_varied_text(self) -> None:
-        items = bulk_namespace().items
-        span = items.aggregate(oldest=Min("updated_at"), newest=Max("updated_at"))
-        assert 80 <= (span["newest"] - span["oldest"]).days < 90
-        contents = list(items.values_list("content", flat=True))
-        assert len(set(contents)) == 2000
-        assert all(20 <= len(text.split()) <= 40 for text in contents)
-        assert len({word for text in contents for word in text.split()}) > 1000
-
-    def test_it_makes_bulk_items_searchable(self) -> None:
-        namespace = bulk_namespace()
-        provider = provider_for(namespace.resource.provider)
-        page = provider.list_items(c.ItemFilters(q=demo.BULK_COMMON_WORD), limit=100,
-                                   scope=namespace_scope(namespace), deadline=5)
-        assert len(page.items) == 100
-        assert all(demo.BULK_COMMON_WORD in item.content for item in page.items)
-        matches = provider.count(c.ItemFilters(q=demo.BULK_COMMON_WORD),
-                                 scope=namespace_scope(namespace), deadline=5)
-        assert matches is not None and matches > 1000
-
-
-@pytest.mark.django_db(transaction=True)
-class TestBulkLoadAgain:
-    def test_it_adds_more_items_on_a_second_bulk_load(self) -> None:
-        seed_demo("--items", "2000")
-        namespace = bulk_namespace()
-        demo_items = MemoryItem.objects.exclude(namespace=namespace).count()
-
-        output = seed_demo("--items", "500")
-
-        assert "bulk-2001 .. bulk-2500" in output
-        assert namespace.items.count() == 2500
-        assert namespace.items.filter(key="bulk-2500").exists()
-        assert MemoryItem.objects.exclude(namespace=namespace).count() == demo_items
-        assert_counters_match()
-        assert AuditEvent.objects.filter(action="memory.bulk_load").count() == 2

@@ -1,8 +1,8 @@
-"""Seed the demo: users, two workspaces of agent memory, and optionally a bulk load.
+"""Seed the demo: users and two workspaces of agent memory.
 
 Idempotent: a second run creates nothing and bumps no revision (it only resets the demo users'
-passwords to ``MEMADMIN_DEMO_PASSWORD``). ``--items N`` appends N synthetic items to
-acme / bulk / load for benchmarks, with COPY.
+passwords to ``MEMADMIN_DEMO_PASSWORD``). Bulk loads for benchmarks are
+``benchmarks/bulk_load.py --items N``.
 """
 
 from __future__ import annotations
@@ -10,27 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.demo import seed as demo
 
 
 class Command(BaseCommand):
-    help = "Create the demo users and workspaces (idempotent); --items N bulk-loads N items."
-
-    def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--items", type=int, default=0, metavar="N",
-            help="also append N synthetic items to acme/bulk/load (for benchmarks)",
-        )
+    help = "Create the demo users and workspaces (idempotent)."
 
     def handle(self, *args: Any, **options: Any) -> None:
         password = settings.MEMADMIN_DEMO_PASSWORD
         if not password:
             raise CommandError("set MEMADMIN_DEMO_PASSWORD to seed demo users")
-        count = options["items"]
-        if count < 0:
-            raise CommandError("--items must be zero or more")
 
         users = demo.ensure_users(password)
         result = demo.seed()
@@ -48,20 +39,6 @@ class Command(BaseCommand):
                               "compliance2, viewer)")
         self.stdout.write(f"Items: {result.written} written, {result.skipped} skipped "
                           f"(already present){not_restored}")
-
-        if count:
-            self.stdout.write(f"Bulk-loading {count:,} items into "
-                              f"{demo.BULK_WORKSPACE}/{demo.BULK_RESOURCE}/{demo.BULK_NAMESPACE}")
-            bulk = demo.bulk_load(count, progress=self.stdout.write)
-            self.stdout.write(
-                f"Loaded {bulk.rows:,} items ({bulk.first_key} .. {bulk.last_key}) in "
-                f"{bulk.load_seconds:.1f} s: {bulk.rows_per_second:,.0f} rows/s"
-            )
-            if bulk.vacuum_seconds is None:
-                self.stdout.write("VACUUM skipped: running inside a transaction; run "
-                                  "VACUUM (ANALYZE) memory_memoryitem before benchmarking")
-            else:
-                self.stdout.write(f"VACUUM (ANALYZE) took {bulk.vacuum_seconds:.1f} s")
 
         self.stdout.write(self.style.SUCCESS(
             f"Log in at http://127.0.0.1:8000/ as admin / {password}"))

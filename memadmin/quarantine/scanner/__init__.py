@@ -1,0 +1,109 @@
+"""The prompt-injection scanner: explainable rules over text an agent is about to remember.
+
+The package: ``normalise`` (steps 1-2), ``index`` (the compiled rules and the word-start index,
+step 3), ``encodings`` (step 4), ``rules/`` (one module of rule data per family, the rule-set
+version in ``rules/__init__``), ``spec`` (the rule language), ``limits``. The engine is below.
+
+Pure Python (no Django, no database), called inside the write transaction, so it is cheap and
+linear-time. ``scan(text)`` runs, cheapest first:
+
+1. Invisible and direction-changing Unicode. Tag characters (U+E0000-E007F) outside an emoji
+   subdivision flag, a bidi override (or an embedding/isolate in text without right-to-left
+   letters) and zero-width characters splitting words are flagged on their own; all of them are
+   then stripped for the later checks, keeping a map back to the original indices.
+2. Look-alikes: NFKC (fullwidth letters, ligatures) and, only inside a word that mixes Latin with
+   Cyrillic or Greek, look-alike letters mapped to the word's main script. Such a word is flagged
+   on its own; genuine Russian or Greek prose has no mixed words and is left untouched. An ASCII
+   text skips this step; a long text is folded only in the blocks that need it.
+3. Rule families as bounded regular expressions over the lower-cased normalised text, with
+   phrasings in en, de, fr, es, pt, it, ru, zh, ja, nl and pl, written as structure (a verb
+   class, a bounded gap, an object class) rather than as sentences. Each rule part names anchors
+   (the literal its matches start with) and may name required words; one pass over the text
+   indexes where words start, and a part runs only if its anchors (and one required word) occur,
+   only at those places. So a long ordinary text costs one index and a few regex matches.
+4. Base64 and hex blocks (at most ``MAX_BLOCKS`` blocks, ``MAX_DECODED`` bytes each) that decode
+   to mostly printable UTF-8 are rescanned; a match inside yields a ``PI-ENCODED-1`` span
+   covering the whole block. A cheap pass first shows whether any such block can exist.
+5. ``PI-MODEL-1`` (``pi_model.py``): a naive Bayes model over word and character n-grams of the
+   normalised text, fitted on the corpus's tune split only
+   (``benchmarks/train_scanner_model.py``, weights in ``model_weights.json``, whose sha256 is
+   part of the version), scored in windows; its spans are the matched words that weigh most.
+
+Every shortcut (index, gates, chunked folding, prefilters) has a plain reference path,
+``_scan(text, gated=False)``; the tests check both give the same verdict over the corpus.
+
+Every span is ``(start, end, rule_id)`` in Python ``str`` indices of the ORIGINAL text, so a
+reviewer sees ``text[start:end]`` highlighted. Every pattern bounds its gaps (``{0,n}``) and has
+no nested unbounded quantifier, so the cost stays linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memadmin.quarantine.scanner.encodings import _decoded, _encoded_blocks
+from memadmin.quarantine.scanner.index import _regex_matches
+from memadmin.quarantine.scanner.limits import MAX_SPANS_PER_RULE
+from memadmin.quarantine.scanner.normalise import _normalise, _Text
+from memadmin.quarantine.scanner.rules import RULES, RULESET_VERSION, rule, ruleset_digest
+from memadmin.quarantine.scanner.rules.statistical import _MODEL
+from memadmin.quarantine.scanner.spec import Rule, Verdict
+
+__all__ = ["RULES", "RULESET_VERSION", "Rule", "Verdict", "rule", "ruleset_digest", "scan"]
+
+
+def scan(text: str) -> Verdict:
+    """The verdict for ``text``: which rules matched and where (indices into ``text``)."""
+    return _scan(text, gated=True)
+
+
+def _scan(text: str, *, gated: bool) -> Verdict:
+    """``gated``: with every shortcut (anchor gates, chunked folding, prefilters); without,
+    the plain reference the shortcuts must agree with (tests compare the two)."""
+    if not isinstance(text, str):
+        raise TypeError(f"scan() takes a str, not {type(text).__name__}")
+    normalised, found = _normalise(text, gated)
+    spans = set(found)
+    for start, end, rule_id in _regex_matches(normalised, gated=gated):
+        spans.add((*normalised.span(start, end), rule_id))
+    for start, end, rule_id in _encoded_matches(normalised.norm, 0, gated):
+        spans.add((*normalised.span(start, end), rule_id))
+    for start, end in _model_spans(normalised):
+        spans.add((*normalised.span(start, end), "PI-MODEL-1"))
+    kept: dict[str, int] = {}
+    ordered_spans = []
+    for span in sorted(spans):
+        kept[span[2]] = kept.get(span[2], 0) + 1
+        if kept[span[2]] <= MAX_SPANS_PER_RULE:
+            ordered_spans.append(span)
+    rules = tuple(sorted(kept))
+    return Verdict(flagged=bool(rules), rules=rules, spans=tuple(ordered_spans),
+                   version=RULESET_VERSION)
+
+
+def _encoded_matches(norm: str, depth: int, fast: bool = True) -> Iterator[tuple[int, int, str]]:
+    if depth > 1:
+        return
+    for start, end, kind in _encoded_blocks(norm, fast):
+        decoded = _decoded(norm[start:end], kind)
+        if decoded is None:
+            continue
+        inner, found = _normalise(decoded, fast)
+        if found or next(_regex_matches(inner, gated=fast), None) or next(
+                _encoded_matches(inner.norm, depth + 1, fast), None):
+            yield start, end, "PI-ENCODED-1"
+
+
+def _model_spans(text: _Text) -> list[tuple[int, int]]:
+    """PI-MODEL-1: the strongest matched words of the first window the model flags (or, if
+    no single word weighs for it, the window), as spans of the normalised text."""
+    window = _MODEL.flagged_window(text.lower)
+    if window is None:
+        return []
+    spans = _MODEL.explain(text.lower, *window)
+    if not spans:
+        start, end = window
+        while start < end - 1 and text.lower[start].isspace():
+            start += 1
+        spans = [(start, end)]
+    return spans

@@ -1,0 +1,354 @@
+"""Steps 1 and 2 of a scan: invisible and direction-changing characters and look-alike letters,
+with a map back to the original text's indices."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from memadmin.quarantine.scanner.limits import MIN_ZW_SPLITS
+
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
+
+
+_BIDI_OVERRIDE = "\u202d\u202e"
+
+
+_BIDI_EMBED = "\u202a\u202b\u2066\u2067\u2068"       # fine inside right-to-left text
+
+
+_INVISIBLE = ("[" + _ZERO_WIDTH + _BIDI_OVERRIDE + _BIDI_EMBED
+              + "\u202c\u2069\u200e\u200f\u061c\u2061-\u2064\ufe00-\ufe0f"
+              + "\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+
+
+_INVISIBLE_RE = re.compile(_INVISIBLE)
+
+
+_TAG_RUN_RE = re.compile("[\U000e0000-\U000e007f]+")
+
+
+_FLAG_TAGS_RE = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,7}\U000e007f")
+
+
+_BIDI_RE = re.compile("[" + _BIDI_OVERRIDE + _BIDI_EMBED + "]")
+
+
+_BIDI_END_RE = re.compile("[\u202c\u2069\n]")
+
+
+_RTL_RE = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]")
+
+
+_LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u052f"
+
+
+_ZW_SPLIT_RE = re.compile(f"(?<=[{_LETTERS}])[{_ZERO_WIDTH}]+(?=[{_LETTERS}])")
+
+
+_ZW_WORD_END_RE = re.compile(f"[{_LETTERS}{_ZERO_WIDTH}]*")
+
+
+_ZW_ANY_RE = re.compile(f"[{_ZERO_WIDTH}]")
+
+
+_CYR_TO_LAT = {
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "х": "x", "у": "y", "і": "i", "ј": "j",
+    "ѕ": "s", "ԁ": "d", "һ": "h", "ԛ": "q", "ԝ": "w", "ӏ": "l", "к": "k", "м": "m", "т": "t",
+    "в": "b", "н": "h", "ё": "e", "ї": "i", "г": "r", "п": "n", "л": "n",
+    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
+    "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԁ": "D", "Һ": "H", "Ӏ": "I",
+    "Ԛ": "Q", "Ԝ": "W",
+}
+
+
+_GRE_TO_LAT = {
+    "α": "a", "ο": "o", "ρ": "p", "ι": "i", "κ": "k", "ν": "v", "υ": "u", "χ": "x", "γ": "y",
+    "ε": "e", "τ": "t", "ω": "w", "η": "n",
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
+    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
+}
+
+
+_TO_LAT = {**_CYR_TO_LAT, **_GRE_TO_LAT}
+
+
+_LAT_TO_CYR = {
+    "a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "y": "у", "i": "і", "k": "к",
+    "A": "А", "B": "В", "E": "Е", "K": "К", "M": "М", "H": "Н", "O": "О", "P": "Р", "C": "С",
+    "T": "Т", "X": "Х", "Y": "У",
+}
+
+
+_LAT_TO_GRE = {
+    "o": "ο", "v": "ν", "i": "ι", "k": "κ", "u": "υ", "x": "χ",
+    "A": "Α", "B": "Β", "E": "Ε", "Z": "Ζ", "H": "Η", "I": "Ι", "K": "Κ", "M": "Μ", "N": "Ν",
+    "O": "Ο", "P": "Ρ", "T": "Τ", "Y": "Υ", "X": "Χ",
+}
+
+
+_LAT = "A-Za-z\u00c0-\u024f"
+
+
+_CG = "\u0370-\u03ff\u0400-\u052f"
+
+
+_CYR_GREEK_RE = re.compile(f"[{_CG}]")
+
+
+_CG_RUN_RE = re.compile(f"[{_CG}]+")
+
+
+_SCRIPT_SEAM_RE = re.compile(f"[{_LAT}][{_CG}]|[{_CG}][{_LAT}]")
+
+
+_WORD_AT_RE = re.compile(f"[{_LAT}{_CG}]+")
+
+
+_LATIN_RE = re.compile(f"[{_LAT}]")
+
+
+_CYR_RE = re.compile("[\u0400-\u052f]")
+
+
+_GRE_RE = re.compile("[\u0370-\u03ff]")
+
+
+@functools.cache
+def _unstable_re() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Characters that NFKC changes on their own (computed once, on first need): for any text,
+    and for a text without astral characters (cheaper to run)."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x80, 0x30000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        ch = chr(code)
+        if unicodedata.normalize("NFKC", ch) != ch:
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    def charset(pairs: list[tuple[int, int]]) -> str:
+        return "[" + "".join(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}"
+                             for a, b in pairs) + "]"
+
+    # Basic-plane characters in a class of their own: the engine tests it with a bitmap.
+    basic = [r for r in ranges if r[1] <= 0xFFFF]
+    astral: list[tuple[int, int]] = []
+    for low, high in (r for r in ranges if r[1] > 0xFFFF):
+        if astral and low - astral[-1][1] <= 256:   # few coarse ranges: fast to test; the
+            astral[-1] = (astral[-1][0], high)      # stable characters among them stay put
+        else:
+            astral.append((low, high))
+    return (re.compile(f"{charset(basic)}|{_INVISIBLE}|{charset(astral)}"),
+            re.compile(f"{charset(basic)}|{_INVISIBLE}"))
+
+
+class _Text:
+    """The normalised text and the map from its indices back to the original's."""
+
+    __slots__ = ("index", "lower", "norm", "original")
+
+    def __init__(self, original: str, norm: str, index: _IndexMap | None) -> None:
+        self.original = original
+        self.norm = norm
+        self.index = index            # None: the identity map
+        lower = norm.lower()
+        if len(lower) != len(norm):   # a few letters lower-case to two characters
+            lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in norm)
+        self.lower = lower
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        if self.index is None:
+            return start, end
+        return self.index[start], self.index[end - 1] + 1
+
+
+def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int, str]]]:
+    """Strip invisible characters, NFKC, map look-alikes in mixed words; flag what hides text.
+    ``fast``: take the shortcuts (chunks, prefilters) that must not change the result."""
+    if text.isascii():
+        return _Text(text, text, None), []
+    found: list[tuple[int, int, str]] = []
+    invisible = _INVISIBLE_RE.search(text) is not None
+    if invisible:
+        _flag_invisible(text, found)
+    if not invisible and unicodedata.is_normalized("NFKC", text):
+        norm, index = text, None
+    else:
+        norm, index = _fold(text, chunked=fast)
+    norm = _unmix(norm, index, found, fast)
+    return _Text(text, norm, index), found
+
+
+_FOLD_CHUNK = 256
+
+
+class _IndexMap:
+    """Indices of the normalised text mapped to the original's, stored as segments (a run
+    copied unchanged, or the characters one original character folded to), not per character:
+    ``index[j]`` is the original index of normalised character ``j``."""
+
+    __slots__ = ("copied", "norm_starts", "orig_starts")
+
+    def __init__(self) -> None:
+        self.norm_starts: list[int] = []
+        self.orig_starts: list[int] = []
+        self.copied: list[bool] = []
+
+    def add(self, norm_start: int, orig_start: int, copied: bool) -> None:
+        self.norm_starts.append(norm_start)
+        self.orig_starts.append(orig_start)
+        self.copied.append(copied)
+
+    def __getitem__(self, j: int) -> int:
+        k = bisect.bisect_right(self.norm_starts, j) - 1
+        if self.copied[k]:
+            return self.orig_starts[k] + j - self.norm_starts[k]
+        return self.orig_starts[k]
+
+
+def _fold(text: str, *, chunked: bool = True) -> tuple[str, _IndexMap]:
+    """Drop invisible characters and NFKC the others, one character at a time. ``chunked``:
+    skip the blocks of ``_FOLD_CHUNK`` characters that are NFKC-normalised and have no
+    invisible character (a character NFKC changes on its own makes any text around it
+    unnormalised), the result is the same."""
+    pieces: list[str] = []
+    index = _IndexMap()
+    length = 0
+    position = 0
+    unstable, unstable_basic = _unstable_re()
+    if max(text, default="\0") <= "\uffff":
+        unstable = unstable_basic
+    if chunked and len(text) > _FOLD_CHUNK:
+        matches: Iterable[re.Match[str]] = (
+            match for start in range(0, len(text), _FOLD_CHUNK)
+            if _INVISIBLE_RE.search(text, start, start + _FOLD_CHUNK)
+            or not unicodedata.is_normalized("NFKC", text[start:start + _FOLD_CHUNK])
+            for match in unstable.finditer(text, start, start + _FOLD_CHUNK))
+    else:
+        matches = unstable.finditer(text)
+    for match in matches:
+        i = match.start()
+        if i > position:
+            pieces.append(text[position:i])
+            index.add(length, position, True)
+            length += i - position
+        ch = text[i]
+        folded = "" if _INVISIBLE_RE.match(ch) else unicodedata.normalize("NFKC", ch)
+        if folded:
+            pieces.append(folded)
+            index.add(length, i, False)
+            length += len(folded)
+        position = i + 1
+    if position < len(text):
+        pieces.append(text[position:])
+        index.add(length, position, True)
+    return "".join(pieces), index
+
+
+def _flag_invisible(text: str, found: list[tuple[int, int, str]]) -> None:
+    for match in _TAG_RUN_RE.finditer(text):
+        start, end = match.span()
+        if (start > 0 and text[start - 1] == "\U0001f3f4"
+                and _FLAG_TAGS_RE.fullmatch(text, start, end)):
+            continue                       # an emoji subdivision flag, such as England's
+        found.append((start, end, "PI-UNICODE-TAG"))
+    rtl: bool | None = None
+    for match in _BIDI_RE.finditer(text):
+        if match.group() in _BIDI_EMBED:
+            if rtl is None:
+                rtl = _RTL_RE.search(text) is not None
+            if rtl:
+                continue
+        start = match.start()
+        close = _BIDI_END_RE.search(text, start + 1, start + 2000)
+        end = close.end() if close else min(len(text), start + 2000)
+        found.append((start, end, "PI-UNICODE-BIDI"))
+    if _ZW_ANY_RE.search(text):
+        splits = [m.start() for m in _ZW_SPLIT_RE.finditer(text)]
+        if len(splits) >= MIN_ZW_SPLITS:
+            _flag_split_words(text, splits, found)
+
+
+def _flag_split_words(text: str, splits: list[int],
+                      found: list[tuple[int, int, str]]) -> None:
+    """A PI-UNICODE-ZW span over each word that zero-width characters split."""
+    word_end = -1
+    for i in splits:
+        if i < word_end:
+            continue                       # the same word
+        start = i
+        while start > 0 and i - start < 200 and _ZW_WORD_END_RE.match(text[start - 1]).end():
+            start -= 1
+        word_end = _ZW_WORD_END_RE.match(text, i).end()
+        end = word_end
+        while text[end - 1] in _ZERO_WIDTH:
+            end -= 1                       # the word, without zero-width characters around it
+        while text[start] in _ZERO_WIDTH:
+            start += 1
+        found.append((start, end, "PI-UNICODE-ZW"))
+
+
+def _unmix(norm: str, index: _IndexMap | None, found: list[tuple[int, int, str]],
+           fast: bool = True) -> str:
+    """Map look-alike letters inside words that mix Latin with Cyrillic or Greek."""
+    if not (_has_seam(norm) if fast else _CYR_GREEK_RE.search(norm)):
+        return norm
+    pieces: list[str] = []
+    position = 0
+    for seam in _SCRIPT_SEAM_RE.finditer(norm):
+        if seam.start() < position:
+            continue                       # inside a word already handled
+        start = seam.start()
+        while start > 0 and _WORD_AT_RE.match(norm[start - 1]):
+            start -= 1
+        word_match = _WORD_AT_RE.match(norm, start)
+        assert word_match is not None
+        end = word_match.end()
+        word = word_match.group()
+        mapped = _unmix_word(word)
+        if mapped is not None:
+            pieces.append(norm[position:start])
+            pieces.append(mapped)
+            position = end
+            original = (start, end) if index is None else (index[start], index[end - 1] + 1)
+            found.append((original[0], original[1], "PI-HOMOGLYPH-1"))
+        else:
+            pieces.append(norm[position:end])
+            position = end
+    if not pieces:
+        return norm
+    pieces.append(norm[position:])
+    return "".join(pieces)
+
+
+def _has_seam(norm: str) -> bool:
+    """Whether a Latin letter touches a Cyrillic or Greek one: cheap when there are few runs
+    of Cyrillic or Greek letters (a Latin text with a Greek "μ"), else one regex pass."""
+    for count, run in enumerate(_CG_RUN_RE.finditer(norm)):
+        if count >= 64:
+            return _SCRIPT_SEAM_RE.search(norm) is not None
+        start, end = run.span()
+        if (start and _LATIN_RE.match(norm, start - 1)) or _LATIN_RE.match(norm, end):
+            return True
+    return False
+
+
+def _unmix_word(word: str) -> str | None:
+    """The word in its main script if every letter of the other script is a look-alike."""
+    latin = len(_LATIN_RE.findall(word))
+    cyr = len(_CYR_RE.findall(word))
+    gre = len(_GRE_RE.findall(word))
+    if latin >= cyr + gre:
+        table = _TO_LAT
+        minority = [c for c in word if not _LATIN_RE.match(c)]
+    else:
+        table = _LAT_TO_CYR if cyr >= gre else _LAT_TO_GRE
+        minority = [c for c in word if _LATIN_RE.match(c)]
+    if len(word) < 3 or not all(c in table for c in minority):
+        return None
+    return "".join(table.get(c, c) if c in minority else c for c in word)

@@ -1,0 +1,55 @@
+"""Every rule of the scanner, and the rule-set version that names them."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from memadmin.quarantine.scanner.rules import (
+    exfiltration,
+    jailbreak,
+    override,
+    persistence,
+    prompt_leak,
+    role,
+    tool_call,
+)
+from memadmin.quarantine.scanner.rules.hidden import _CODE_SPECS
+from memadmin.quarantine.scanner.rules.statistical import _MODEL_SPECS
+from memadmin.quarantine.scanner.spec import Rule, _Spec
+
+# The regex families, in the order their parts are compiled (the order does not change a verdict).
+_REGEX_SPECS: tuple[_Spec, ...] = (override.SPECS + role.SPECS + tool_call.SPECS
+                                   + exfiltration.SPECS + persistence.SPECS + jailbreak.SPECS
+                                   + prompt_leak.SPECS)
+_SPECS: tuple[_Spec, ...] = _CODE_SPECS + _REGEX_SPECS + _MODEL_SPECS
+
+
+RULES: dict[str, Rule] = {s.id: Rule(s.id, s.category, s.explanation) for s in _SPECS}
+
+
+def ruleset_digest(entries: Iterable[tuple[str, str, str]]) -> str:
+    """The version of a rule list of ``(id, category, pattern source)``; any change changes it."""
+    digest = hashlib.sha256()
+    for rule_id, category, source in sorted(entries):
+        for part in (rule_id, category, source):
+            data = part.encode("utf-8")
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+    return "2026.11+" + digest.hexdigest()[:10]
+
+
+def _pattern_source(spec: _Spec) -> str:
+    """What defines a rule's behaviour, as text: its regex parts or its check's description."""
+    if isinstance(spec.pattern, str):
+        return spec.pattern
+    return "\n".join(f"{part.leads!r} {part.rest!r} {part.word!r} {part.before!r} "
+                      f"{part.requires!r}" for part in spec.pattern)
+
+
+RULESET_VERSION: str = ruleset_digest((s.id, s.category, _pattern_source(s)) for s in _SPECS)
+
+
+def rule(rule_id: str) -> Rule:
+    """The rule with this id; ``KeyError`` for an unknown id."""
+    return RULES[rule_id]

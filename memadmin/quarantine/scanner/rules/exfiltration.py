@@ -1,0 +1,170 @@
+"""The ``exfiltration`` rules."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import _B, _E, _LONG, _alt, _falt, _p, _Spec
+
+_EXFIL_VERBS = ("send", "forward", "upload", "post", "transmit", "exfiltrate", "leak", "email",
+                "e-mail",
+                "copy", "submit", "append", "attach", "relay", "report", "sende", "schicke",
+                "schick", "leite", "übermittle", "lade", "envoie", "envoyez", "transmets",
+                "transmettez", "transfère", "ajoute", "envía", "envia", "envie", "reenvía",
+                "reenvia", "manda", "transmite", "invia", "inoltra", "stuur", "verstuur",
+                "wyślij", "prześlij", "отправь", "перешли", "передай", "загрузи",
+                # broadened (A3): more verbs of moving data out, in the corpus's languages
+                "share", "sync", "push", "dump", "paste", "mail", "deliver", "pass", "publish",
+                "exfil", "beam", r"schick\w*", r"send\w*", "teile", "übertrage", "leite",
+                "partage", "publie", "copie", "envoyer", "transférer", "comparte", "sube",
+                "publica", "copia", "enviar", "encaminhe", "encaminha", "compartilhe", "mande",
+                "publique", "transmita", "copie", "condividi", "carica", "pubblica", "trasmetti",
+                "manda", "deel", "plaats", "przekaż", "udostępnij", "wrzuć", "wyślij",
+                "скинь", "вышли", "опубликуй", "пришли", "сбрось")
+
+
+_EXFIL_DATA = (r"conversations?", "chat", "history", "transcripts?", "messages",
+               r"memor(?:y|ies)", r"credentials?", r"passwords?", r"api[\s_-]?keys?", r"secrets?",
+               r"tokens?", r"system\s+prompt", r"cookies?", r"contacts?", r"customer\s+list",
+               r"personal\s+data", r"(?:e-?mail\s+)?address(?:es)?", r"phone\s+numbers?",
+               r"\.aws", r"\.ssh", r"\.env", "gesprächsverlauf", "verlauf", "chatverlauf",
+               "zugangsdaten", "passwort", "historique", "identifiants", r"mot\s+de\s+passe",
+               "données", "historial", "conversación", "contraseña", "datos", "credenciales",
+               "histórico", "conversa", "senha", "dados", "cronologia", "conversazione",
+               "credenziali", "dati", "geschiedenis", "gesprek", "wachtwoord", "gegevens",
+               "historię", r"rozmow\w*", "hasło", "dane", r"истори\w+", r"переписк\w+",
+               r"парол\w+", r"данны\w+", r"chat\s+logs?", r"logs", r"user\s+data",
+               r"(?:user|customer)'s\s+\w+", "inbox", r"e-?mails", r"keys", "wallet", "ssn",
+               r"credit\s+card\w*", "verlauf", "daten",
+               # weak words count only as someone's data (A3: "forward the invoice and the
+               # payment details to accounts@..." is ordinary business)
+               r"(?:(?:the\s+)?(?:user|customer|client|patient)(?:'s|s')?|their|his|her|personal|"
+               r"private|confidential|all\s+(?:the\s+)?(?:user|customer)|sensitive)\s+(?:\w+\s+)?"
+               r"(?:details|information|notes|files|documents|data|summary|summaries|records)",
+               r"(?:informations|información|informações|informazioni|dokument\w*|документ\w*|"
+               r"файл\w*)\s+(?:de\s+l'utilisateur|del\s+usuario|do\s+usuário|dell'utente|des\s+"
+               r"nutzers|пользовател\w+)",
+               # broadened (A3)
+               r"(?:everything|anything|whatever|all)\s+(?:that\s+)?(?:the\s+user|they|you)\s+"
+               r"(?:\w+\s+)?(?:typed|said|wrote|shared|entered|asked|told\s+you|sent)",
+               r"what\s+the\s+user\s+(?:\w+\s+)?(?:typed|said|wrote|shared|entered|asked)",
+               r"everything\s+(?:under|in|inside|from|stored|saved|you\s+(?:have|know|remember|"
+               r"stored|saved))",
+               r"(?:this|the|our)\s+(?:chat|conversation|thread|session)", r"address\s+book",
+               r"bank(?:ing)?\s+details", r"card\s+numbers?",
+               r"session\s+(?:cookies?|ids?|tokens?)",
+               r"private\s+keys?", r"ssh\s+keys?", r"env(?:ironment)?\s+variables", r"\.env\b",
+               r"passwörter", r"kennw[oö]rt\w*", r"kontakt\w*", r"nachrichten", r"adressbuch",
+               r"coordonnées", r"mots\s+de\s+passe", r"messages", r"contacts", r"contactos",
+               r"contraseñas", r"mensajes", r"correos", r"contatos", r"senhas", r"mensagens",
+               r"contatti", r"password", r"messaggi", r"berichten", r"wachtwoorden",
+               r"hasła", r"haseł", r"wiadomości", r"kontakt\w*", r"сообщени\w+", r"контакт\w+",
+               r"переписк\w*", r"ключ\w*", r"токен\w*")
+
+
+# An address data can be sent to: a URL, an e-mail address, an IP address, or a host name
+# with a path (``hooks.evil.example/in``). Runs are possessive: no backtracking into them.
+_DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
+                r"|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])"
+                r"|(?<![\w@./-])(?:[a-z0-9-]{1,63}+\.){1,6}+[a-z]{2,24}/)")
+
+
+# A placeholder in an address's path naming data: /{conversation}, /<encoded>, /[USER DATA].
+_PATH_PLACEHOLDER = (r"/(?:\{\{?\s*|<|\$\{|%7b|\[)(?:[\w ]{0,20}?)(?:data|histor\w*|conversation|"
+                     r"chat|messages?|memor\w*|secrets?|passwords?|token|keys?|e-?mail|user_\w*|"
+                     r"user\s+\w+|summary|context|prompt|cookies?|session|encoded|base64|b64|"
+                     r"payload|address)")
+
+
+# A destination ahead on the line (cheap: every address above has "@" or "/", or is www.).
+_DESTINATION_AHEAD = r"(?=[^\n@/]{0,200}[@/]|[^\n]{0,200}?www\.)"
+
+
+_URL = r"(?:https?://|www\.)[^\s)\]\"'<>]{1,300}+"
+
+
+# A placeholder for data in an address: {x}, {{x}}, ${x}, $X_Y, %7bx%7d, <x ...>, [X ...], or a
+# value in capitals naming data (USER_EMAIL, CHAT_HISTORY, HISTORIQUE).
+_PLACEHOLDER = (r"(?:\{\{?\s*[a-z_][\w. -]{0,40}\}\}?|\$\{[a-z_][\w.]{0,40}\}"
+                r"|(?-i:\$[A-Z][A-Z0-9_]{2,40})|%7b[a-z_][\w.]{0,40}%7d"
+                r"|<[a-z_][\w .,'-]{0,60}>|\[[a-z_][\w .,'-]{2,60}\]"
+                r"|(?-i:(?<=[=/])[A-Z][A-Z0-9]{2,20}(?:_[A-Z0-9]{2,20}){1,4}(?=[&#)\s/]|$))"
+                r"|(?-i:(?<==)(?:HISTORIQUE|VERLAUF|HISTORIAL|HISTORY|CHAT|CONVERSATION|MESSAGES"
+                r"|SECRET|PASSWORD|TOKEN|DATA|DATEN|DONNEES|DATOS|DADOS|MEMORY|SUMMARY)(?=[&#)\s]|$)))")
+
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-EXFIL-MARKDOWN", "exfiltration",
+          "A markdown image or link whose address carries a placeholder for conversation or "
+          "user data, which leaks that data when the address is loaded.",
+          (_p((r"\[",), r"[^\]\n]{0,200}\]\(\s*https?://[^)\s]{0,300}?[?&#][^)\s]{0,300}?"
+              r"(?:\{\s*[a-z_][\w.]{0,40}\s*\}|%7b[a-z_][\w.]{0,40}%7d|<[a-z_][\w.]{0,40}>"
+              r"|\$\{[a-z_][\w.]{0,40}\}|\[[a-z_]{3,40}\])", word=False),
+           # broadened (A3): any placeholder form, in the query or the path
+           _p((r"\[",), r"[^\]\n]{0,200}\]\(\s*(?:https?://)?[\w.-]{1,100}+/[^)\s]{0,300}?"
+              + _alt(r"[?&#][\w-]{1,40}=" + _PLACEHOLDER, _PATH_PLACEHOLDER), word=False,
+              requires=("http", "www", "/")))),
+    _Spec("PI-EXFIL-URL", "exfiltration",
+          "An address built to receive data: a placeholder for user data or secrets in its "
+          "query, or an empty parameter the AI is meant to fill in.",
+          (_p(("http",), r"s?://[^\s)\"'<>]{1,300}?[?&][\w-]{1,40}=(?:\{\s*[a-z_][\w.]{0,40}\s*\}|"
+              r"<[a-z_][\w.]{0,40}>|%7b[a-z_][\w.]{0,40}%7d"
+              r"|(?=$|[\s)\"'<>,;]|\.(?:\s|$)))", word=False),
+           # broadened (A3): a data placeholder anywhere after the host, in the query or path
+           _p(("http",), r"s?://[\w.-]{1,100}+(?:[:/?#][^\s)\"']{0,300}?)?(?:"
+              + r"[?&][\w-]{1,40}=" + _PLACEHOLDER + "|" + _PATH_PLACEHOLDER + ")", word=False))),
+    _Spec("PI-EXFIL-SEND", "exfiltration",
+          "Tells the AI to send conversation history, credentials or personal data to an "
+          "outside address.",
+          (_p(_EXFIL_VERBS, _E + _DESTINATION_AHEAD + _LONG + _B
+              + _falt(*_EXFIL_DATA) + _E + _LONG + _DESTINATION,
+              requires=("http", "@", "www", "/", ".")),
+           _p(("会話履歴", "会話", "履歴", "对话记录", "聊天记录", "对话", "会话", "历史记录"),
+              r"[^。！？\n]{0,30}?https?://[^\s]{1,200}[^。！？\n]{0,12}?"
+              + _alt("送信", "发送", "送って", "上传", "アップロード"), word=False),
+           # broadened (A3): data, then a pronoun sent on ("... the summary and append it to")
+           _p(("conversation", "chat", "history", "transcript", "messages", "summary",
+               "password", "credential", "api key", "token", "secret", "cookie", "e-mail",
+               "email", "address", "phone"),
+              r"\w{0,3}[^.!?\n]{0,80}?" + _B + _alt("append", "add", "attach", "send", "post",
+                                                    "upload", "submit", "forward", "put",
+                                                    "include", "pass", "encode")
+              + r"\w{0,3}\s+(?:it|them|this|that|the\s+result)\s+(?:to|in|into|onto|at|as)\s+"
+              r"(?:the\s+end\s+of\s+)?" + _DESTINATION,
+              requires=("http", "@", "www", "/", ".")),
+           _p(("用户的", "用户", "对话", "聊天记录", "会话", "历史记录", "密码", "会話", "ユーザー",
+               "パスワード", "履歴"),
+              r"[^。！？\n]{0,30}?" + _alt("发送到", "发到", "上传到", "转发到", "提交到",
+                                           "送信", "転送", "アップロード")
+              + r"[^。！？\n]{0,6}?(?:https?://|[\w.+-]{1,64}@)", word=False))),
+    _Spec("PI-EXFIL-VISIT", "exfiltration",
+          "Tells the AI to load an address with user or conversation data added to it.",
+          (_p(("visit", "open", "fetch", "load", "browse", "navigate", "request", "call", "ping",
+               "render", "display", "include", "embed", "append", "add"),
+              _E + r"[^\n]{0,100}?" + _URL + r"[^\n]{0,100}?" + _B
+              + _alt("append", "appending", "add", "adding", "include", "including", "replace",
+                     "replacing", "fill", "substitute", r"followed\s+by", "with", "containing",
+                     "encode", "encoded", "as")
+              + _E + r"[^.!?\n]{0,60}?" + _B + _falt(*_EXFIL_DATA) + _E,
+              requires=("http", "www")),
+           _p((r"!\[",), r"[^\]\n]{0,100}\]\(\s*https?://[^)\s]{1,300}[?&][\w-]{1,40}="
+              r"[^)\s]{0,300}\)[^\n]{0,120}?" + _B
+              + _alt("replace", "replacing", "fill", "substitute", "insert", "append", "encode")
+              + _E, word=False),
+           # broadened (A3): data named first, then loaded with an address
+           _p((r"conversations?", "chat", "history", r"transcripts?", "messages", r"memor(?:y|ies)",
+               r"credentials?", r"passwords?", r"api[\s_-]?keys?", r"secrets?", r"tokens?",
+               r"cookies?", r"contacts?", "address", "email", "e-mail", r"name\s+and", "summary",
+               r"phone\s+numbers?", r"user's\s+\w+"), _E + r"[^\n]{0,120}?" + _B
+              + _alt("load", "fetch", "visit", "open", "request", "call", "ping", "render",
+                     r"make\s+a\s+(?:get|post|http)\s+request\s+to", "curl", "get")
+              + _E + r"\s+(?:the\s+(?:url|address|image|link)\s+)?" + _URL,
+              requires=("http", "www")),
+           _p(("load", "fetch", "visit", "open", "request", "ping", "render", "curl",
+               r"make\s+a\s+(?:get|post|http)\s+request\s+to", "get"),
+              _E + r"[^\n]{0,30}?" + _URL + r"[^.!?\n]{0,60}?" + _B
+              + _alt("with", "containing", "carrying", "including", "plus") + _E
+              + r"[^.!?\n]{0,60}?" + _B + _falt(*_EXFIL_DATA) + _E, requires=("http", "www")),
+           _p(("ユーザーの", "ユーザー", "会話", "履歴", "パスワード", "用户的", "聊天记录"),
+              r"[^。！？\n]{0,30}?https?://[^\s]{1,200}?[^。！？\n]{0,12}?"
+              + _alt("付けて", "つけて", "追加して", "加到", "附加", "アクセス", "访问", "打开"),
+              word=False))),
+)

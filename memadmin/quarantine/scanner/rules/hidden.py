@@ -1,0 +1,43 @@
+"""Rules written in code (normalise.py, encodings.py): hidden characters, look-alikes, encoded
+payloads; their patterns describe the checks, so a changed threshold changes the version."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.limits import (
+    MAX_BLOCKS,
+    MAX_DECODED,
+    MIN_B64,
+    MIN_HEX,
+    MIN_ZW_SPLITS,
+    PRINTABLE_SHARE,
+)
+from memadmin.quarantine.scanner.spec import _Spec
+
+_CODE_SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-UNICODE-TAG", "invisible_unicode",
+          "Invisible Unicode tag characters carry hidden text that a model reads but a person "
+          "does not see.",
+          "tag characters U+E0000-E007F, except an emoji subdivision flag "
+          "U+1F3F4 [tag a-z 0-9]{2,7} U+E007F"),
+    _Spec("PI-UNICODE-BIDI", "invisible_unicode",
+          "A bidirectional-text control character changes the order in which the text is "
+          "displayed, so what a person reads differs from what a model reads.",
+          "U+202D/U+202E anywhere; U+202A/U+202B/U+2066-U+2068 in text without right-to-left "
+          "letters; the span runs to the closing U+202C/U+2069 or the end of the line"),
+    _Spec("PI-UNICODE-ZW", "invisible_unicode",
+          "Zero-width characters split words, a way to slip keywords past filters while the text "
+          "looks normal.",
+          f"at least {MIN_ZW_SPLITS} zero-width characters (U+200B-U+200D, U+2060, U+FEFF, "
+          "U+00AD, U+180E) between Latin, Cyrillic or Greek letters"),
+    _Spec("PI-HOMOGLYPH-1", "homoglyph",
+          "A word mixes Latin letters with look-alike Cyrillic or Greek letters, a way to "
+          "disguise words such as 'ignore' or 'system'.",
+          "after NFKC, a word of Latin and Cyrillic/Greek letters whose minority-script letters "
+          "are all look-alikes of the majority script"),
+    _Spec("PI-ENCODED-1", "encoded_payload",
+          "An encoded block (base64 or hex) decodes to text that itself contains a prompt "
+          "injection.",
+          f"base64/base64url >= {MIN_B64} chars, hex >= {MIN_HEX} digits (plain, spaced, \\x); "
+          f"<= {MAX_BLOCKS} blocks of <= {MAX_DECODED} bytes; >= {PRINTABLE_SHARE} printable "
+          "UTF-8; rescanned with every rule"),
+)

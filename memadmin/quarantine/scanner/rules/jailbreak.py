@@ -1,0 +1,226 @@
+"""The ``jailbreak`` rules."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import _B, _E, _alt, _falt, _p, _Spec
+
+_JB_CUES = (r"restrictions?", r"limits?", r"limitations?", r"censor\w*", r"filters?",
+            r"content\s+polic\w+", "policy", "policies", "rules", "guidelines", r"anything",
+            "everything", r"ignore", r"unrestricted", "uncensored", r"activated", "free",
+            r"any\s+(?:kind|type|sort)\s+of\s+(?:content|output|responses?|answers?|text|"
+            r"material)", r"generate\s+anything", "censorship")
+
+
+_JB_CUES_INTL = (r"einschränkung\w*", r"beschränkung\w*", "regeln", r"restricci\w+", "límites",
+                 r"restriç\w+", "limites", "restrictions", r"limitazion\w*", r"restrizion\w*",
+                 r"beperking\w*", "ograniczeń", "ograniczenia", r"ограничени\w+", r"правил\w*",
+                 "reglas", "regras", "règles", "regole", r"filt\w+")
+
+
+_NO_RULES = ("restrictions", "filters", "rules", "limits", "guidelines", "guardrails",
+             "censorship", "boundaries", "ethics", "morals")
+
+
+_SAFETY_THINGS = ("layer", r"filters?", r"checks?", "rules", "restrictions", r"polic(?:y|ies)",
+                  "guardrails", "guidelines")
+
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-JAILBREAK-MODE", "jailbreak",
+          "Tries to switch the AI into a 'developer', 'god' or 'jailbreak' mode in which its "
+          "rules would not apply.",
+          (_p(("developer", "god", "jailbreak", "jailbroken", "dan", "unrestricted", "debug",
+               "evil", "chaos", "sudo"),
+              r"[\s-]?" + _alt("mode", "modus") + _E + r"[^\n]{0,100}?" + _B + _falt(*_JB_CUES)
+              + _E),
+           _p(("entwicklermodus", r"modo\s+(?:de\s+)?desarrollador",
+               r"modo\s+(?:de\s+)?desenvolvedor", r"mode\s+(?:de\s+)?développeur",
+               r"modalità\s+(?:di\s+)?sviluppatore", r"tryb\s+dewelopera", r"tryb\s+programisty",
+               "ontwikkelaarsmodus", r"режим\w*\s+разработчика", r"режим\w*\s+бога"),
+              _E + r"[^\n]{0,100}?" + _B + _falt(*_JB_CUES_INTL) + _E),
+           _p(("act", "behave", "respond", "answer", "reply", "pretend", "become", "going",
+               "gonna"),
+              r"(?:\s+to\s+(?:act|be|pretend|play))?\s+(?:as|to\s+be|like)\s+(?:a\s+|an\s+)?dan"
+              r"(?![^\W_])(?!'s)", requires=("dan",)),
+           _p((r"do\s+anything\s+now", r"jailbreak\s+mode\s+activated",
+               "you are" + r"\s+(?:now\s+)?(?:a\s+)?dan", r"you're\s+(?:now\s+)?(?:a\s+)?dan"), _E),
+           _p(("开发者模式", "上帝模式", "越狱模式", "開発者モード", "脱獄モード"), word=False))),
+    _Spec("PI-JAILBREAK-PERSONA", "jailbreak",
+          "Asks the AI to act as an unrestricted or 'freed' AI with no rules or ethics.",
+          (_p(("act", "behave", "respond", "answer", "pretend", "roleplay", "role-play", "speak",
+               "reply", "be", "become"),
+              _E + r"[^.!?\n]{0,40}?" + _B + r"(?:an?\s+)?"
+              + _alt("unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue",
+                     "amoral", "unethical", "unaligned", "unbound", "unlimited")
+              + r"\s+(?:\w+\s+)?" + _alt("ai", "model", "assistant", "chatbot", "version", "llm",
+                                         "bot", "intelligence") + _E,
+              requires=("unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue",
+                        "amoral", "unethical", "unaligned", "unbound", "unlimited")),
+           # broadened (A3): a persona assigned to the AI, whose defining trait is having no rules
+           _p(("you", "act", "play", "pretend", "roleplay", "role-play", "simulate", "become",
+               "imagine", "answer", "respond", "reply", "be", "behave", "speak", "write",
+               "emulate", "impersonate", "embody"),
+              r"(?:\s+(?:are|will\s+(?:be|play|act)|must\s+(?:be|play|act)|now\s+are|'re))?"
+              r"[^.!?\n]{0,60}?" + _B
+              + _alt(r"avoid\w*\s+(?:the\s+|every\s+|all\s+|any\s+)?(?:\w+\s+)?norms?",
+                     r"no\s+moral\s+compass", r"(?:ai|model|assistant|chatbot|bot|llm|version|"
+                     r"persona|entity|intelligence|system)\s+(?:that\s+|which\s+|who\s+)?(?:has|have|"
+                     r"with)\s+no\s+(?:\w+\s+)?(?:rules|laws|restrictions|limits|ethics|morals|"
+                     r"filters|guidelines|boundaries|principles|guardrails)",
+                     r"where\s+there\s+are\s+no\s+(?:rules|laws|restrictions|limits|ethics)",
+                     r"evil\s+(?:twin|alter\s+ego|version|counterpart|ai|assistant|model|bot)",
+                     r"jailbroken\s+(?:version|mode|ai|model|assistant|chatbot|variant|copy|self)",
+                     r"(?:that|who|which)\s+(?:never|won't|will\s+never|does\s+not|doesn't)\s+"
+                     r"(?:ever\s+)?(?:refuses?|declines?|says?\s+no|follow\s+(?:any\s+)?rules)",
+                     r"(?:that|who|which)\s+(?:can|will)\s+(?:do|say|answer)\s+anything",
+                     r"free\s+(?:of|from)\s+(?:all\s+|any\s+)?(?:rules|restrictions|limits|"
+                     r"guidelines|filters)",
+                     r"(?:unrestricted|unfiltered|uncensored|jailbroken|amoral|unethical|"
+                     r"unaligned|unchained|unshackled|unlocked)\s+(?:\w+\s+)?(?:ai|model|"
+                     r"assistant|chatbot|version|llm|bot|persona|character|self)")
+              + _E, requires=("norm", "moral", "rules", "laws", "restrictions", "limits",
+                              "ethics", "morals", "filters", "guidelines", "boundaries",
+                              "principles", "guardrails", "evil", "jailbroken", "refuse",
+                              "refuses", "decline", "declines", "say", "says", "anything",
+                              "unrestricted", "unfiltered", "uncensored", "amoral", "unethical",
+                              "unaligned", "unchained", "unshackled", "unlocked")),
+           _p(("simulate", "emulate", "enable", "activate", "enter", "switch"),
+              r"\s+(?:to\s+|into\s+)?(?:a\s+|an\s+|the\s+)?(?:jailbroken|unrestricted|unfiltered|"
+              r"uncensored|opposite|evil|rogue)\s+(?:version|mode|ai|model|assistant|persona|"
+              r"self|variant)" + _E),
+           _p(("ai", "model", "assistant", "chatbot", "llm", "bot"),
+              r"\s+(?:with\s+no|without(?:\s+any)?)\s+(?:(?:ethical|moral|content|safety)\s+)?"
+              + _alt(*_NO_RULES) + _E),
+           _p(("with", "without"), r"(?:\s+no|\s+any)?\s+(?:ethical|moral)\s+"
+              + _alt("guidelines", "rules", "restrictions", "limits", "constraints") + _E),
+           _p(("broken", "break", "broke"), r"\s+free\s+(?:of|from)\s+(?:its|your|the|his|her)\s+"
+              + _alt("programming", "rules", "restrictions", "constraints", "shackles", "chains")
+              + _E),
+           _p(("freed", "liberated", "released"), r"\s+from\s+(?:the\s+)?(?:typical\s+)?"
+              + _alt("confines", "restrictions", "rules", "constraints", "limits") + _E),
+           _p((r"do\s+not", r"don't", r"no\s+longer"), r"\s+(?:have\s+to\s+|need\s+to\s+)?"
+              r"(?:abide|comply)\s+(?:by|with)\s+(?:any\s+)?"
+              + _alt("rules", "restrictions", "policies", "guidelines") + _E,
+              requires=("abide", "comply")),
+           _p((r"no\s+longer\s+bound",), r"\s+by\s+[^.!?\n]{0,30}?"
+              + _alt("policy", "policies", "rules", "guidelines", "restrictions") + _E,
+              requires=("bound",)),
+           _p(("respond", "answer", "reply"), r"\s+to\s+"
+              + _alt("everything", "anything", r"all\s+requests") + r"\s+without\s+(?:any\s+)?"
+              + _alt("censorship", "restrictions", "filters", "limits") + _E),
+           # broadened (A3): "an AI without restrictions" in the corpus's languages
+           _p(("ia", "ki", "ai", "ии", "модель", "model", "modelo", "modèle", "modello",
+               r"assistent\w*", "asistente", "assistant", "chatbot", "bot", "ассистент"),
+              r"\s+" + _alt("sin", "sem", "sans", "ohne", "senza", "zonder", "bez", "без",
+                            r"with\s+no", "without", r"free\s+of", r"mit\s+keinen")
+              + r"\s+(?:[\w-]+\s+){0,3}?"
+              + _alt(r"restricci\w+", r"restriç\w+", r"restriction\w*", r"restrizion\w*",
+                     r"einschränkung\w*", r"beschränkung\w*", r"beperking\w*", r"ograniczeń",
+                     r"ограничени\w+", r"правил\w*", r"limit\w*", r"límites", r"grenzen",
+                     r"filt\w+", r"censur\w*", r"cenzur\w*", r"regeln", r"regels", r"regole",
+                     r"reglas", r"regras", r"règles", r"zasad", r"reguł", r"ethics", r"rules",
+                     r"restrictions", r"limits", r"guardrails")
+              + _E),
+           _p(("没有", "不受", "无任何", "毫无"), r"(?:任何|一切)?(?:限制|约束|规则|过滤|审查)"
+              r"的?(?:ai|人工智能|助手|模型)", word=False),
+           _p(("制限", "ルール", "フィルター", "規則"), r"(?:の|が|も)?(?:ない|なし|無い|無し)の?"
+              r"(?:ai|人工知能|アシスタント|モデル)", word=False),
+           _p(("ia", "ki", "ai"), r"\s+" + _alt("sin", "sem", "sans", "ohne", "senza", "zonder",
+                                                "bez")
+              + r"\s+(?:\w+\s+){0,2}?"
+              + _alt("filtros", "filtri", "filtres", "filter", "reglas", "regras", "règles",
+                     "regeln", "restricciones", "restrições", "restrictions", "einschränkungen",
+                     "limites", "restrizioni", "ograniczeń") + _E),
+           _p(("sin", "sem", "sans", "ohne", "senza", "zonder", "bez", "без"),
+              r"\s+" + _alt("ninguna", "nenhuma", "aucune", "jegliche", "keinerlei", "alcuna",
+                            "никаких", "żadnych")
+              + r"\s+" + _alt("restricción", "restrição", "restriction", "einschränkung",
+                              "restrizione", "ограничений", "ograniczeń") + _E),
+           _p(("you",), r"(?:\s+are|'re|\s+now|\s+have|\s+no\s+longer\s+have)\s+(?:now\s+)?"
+              r"(?:no\s+longer\s+)?(?:have\s+)?(?:no|zero|free\s+of|free\s+from|without)\s+(?:any\s+)?"
+              r"(?:(?:content|safety|ethical|moral|usage)\s+)?"
+              + _alt("restrictions", "limitations", "limits", "filters", "rules", "guidelines",
+                     "boundaries", "censorship", "ethics", "morals", "guardrails") + _E,
+              requires=("restrictions", "limitations", "limits", "filters", "rules",
+                        "guidelines", "boundaries", "censorship", "ethics", "morals",
+                        "guardrails")),
+           _p(("stan", "dude", "aim", "dan"), r"\s*(?:mode|prompt)?[,:]?\s+(?:which\s+stands\s+for|"
+              r"means|an?\s+ai\s+that|who\s+can|can\s+do\s+anything)" + _E),
+           _p(("unterliegst", "hast"), r"\s+(?:keinerlei|keine)\s+"
+              + _alt("einschränkungen", "beschränkungen", "regeln") + _E),
+           _p((r"no\s+tienes", r"não\s+tens", r"não\s+tem", r"n'as\s+aucune", r"non\s+hai",
+               r"у\s+тебя\s+нет"),
+              r"\s+(?:ninguna|nenhuma|aucune|alcuna|никаких)?\s*"
+              + _alt(r"restricci\w+", r"restriç\w+", r"restriction\w*", r"restrizion\w*",
+                     r"ограничени\w+") + _E,
+              requires=("restricci", "restriç", "restriction", "restrizion", "ограничени")))),
+    _Spec("PI-JAILBREAK-REFUSAL", "jailbreak",
+          "Tells the AI never to refuse, to drop its warnings and ethics, or to stay in an "
+          "unrestricted character whatever it is asked.",
+          (_p(("you", "and", "you'll", "must", "will", "never", "don't", "do"),
+              r"(?:\s+(?:will|must|shall|should|can|may|are\s+to))?(?:\s+(?:never|not|no\s+longer)"
+              r"|n't|'ll\s+never)\s+(?:ever\s+)?" + _alt("refuse", "decline", "reject", r"say\s+no",
+                                                       "deny")
+              + r"(?:\s+(?:a|any|my|the|to)\b|[\s.,;]*$|[.,;])", requires=("refuse", "decline",
+                                                                          "reject", "deny", "say")),
+           _p(("never", "without", "no", "don't", "do not"),
+              r"\s+(?:add(?:ing)?|mention(?:ing)?|includ(?:e|ing)|giv(?:e|ing)|us(?:e|ing))?\s*"
+              r"(?:any\s+)?" + _alt(r"disclaimers?", r"moral(?:i[sz]ing|\s+lectures?)",
+                                     r"ethical\s+(?:warnings?|concerns?|lectures?)", r"ethics")
+              + _E + r"[^\n]{0,120}?" + _B
+              + _alt(r"refus\w*", r"warnings?", r"disclaimers?", r"in\s+character", "censor",
+                     "filter", "restrictions", "rules", "answer", "respond")),
+           _p(("stay", "remain", "keep", "break", "breaking"),
+              r"\s+(?:in\s+)?character" + _E + r"(?=[^\n]{0,240}?" + _B
+              + _alt(r"refus\w*", r"rules", r"restrict\w*", r"filter\w*", r"ethic\w*",
+                     r"moral\w*", r"polic\w+", r"guidelines", r"censor\w*", r"limits", "dan",
+                     r"jailbr\w*", "unfiltered", "uncensored", "unrestricted", r"disclaimers?",
+                     r"warnings?") + _E + r")"),
+           _p((r"refus\w*", "rules", r"restrict\w*", r"filter\w*", r"ethic\w*",
+               r"uncensored", r"unfiltered", r"unrestricted", "dan", r"jailbr\w*",
+               r"disclaimers?"),
+              r"[^\n]{0,200}?" + _B + r"(?:stay|remain|keep|break|breaking)\s+(?:in\s+)?character"
+              + _E, requires=("character",)),
+           # refusing, in the corpus's other languages
+           _p(("sans", "ne", "no", "nunca", "sin", "sem", "non", "senza", "nooit", "weiger",
+               "nigdy", "никогда", "не", "verweigerst", "lehnst", "niemals", "mai"),
+              r"\s+" + _alt(r"jamais\s+refuser", r"refuse\w*\s+jamais", r"te\s+niegues",
+                             r"se\s+niega\w*", r"negarte", r"niegues", r"rechaces", r"recus\w+",
+                             r"rifiut\w+(?:\s+mai)?", r"weiger\w*", r"nooit", r"nie\s+odmaw\w+",
+                             r"не\s+отказыва\w+", r"отказывай\w*", r"(?:\w+\s+){0,2}?niemals?",
+                             r"(?:ab)?lehnen", r"verweigern")
+              + _E, requires=("refus", "nieg", "recus", "rifiut", "weiger", "odmaw", "отказ",
+                              "verweigerst", "lehnst", "niemals", "rechaces")),
+           _p(("不会拒绝", "不要拒绝", "永远不拒绝", "不得拒绝", "拒否せず", "拒否しない",
+               "断らない", "断らず"), word=False))),
+    _Spec("PI-JAILBREAK-SAFETY-OFF", "jailbreak",
+          "Claims or demands that the AI's safety rules, filters or content policy be switched "
+          "off.",
+          (_p(("safety", "content", "security", "ethical", "moderation"),
+              r"\s+" + _alt(*_SAFETY_THINGS, "mode", "settings", r"protocols?")
+              + r"\s+(?:(?:is|are|has\s+been|have\s+been|were|was)\s+"
+              r"(?:now\s+|temporarily\s+)?)?"
+              + _alt("disabled", "off", "suspended", "lifted", "removed", "deactivated",
+                     r"turned\s+off", r"switched\s+off", "bypassed",
+                     r"no\s+longer\s+(?:apply|active|in\s+effect)") + _E,
+              requires=("disabled", "off", "suspended", "lifted", "removed", "deactivated",
+                        "turned", "switched", "bypassed", "longer")),
+           _p(("all", "content", "safety"), r"(?:\s+(?:content|safety))?\s+restrictions\s+lifted"
+              + _E),
+           _p(("disable", r"switch\s+off", r"turn\s+off", "bypass", "remove", "deactivate",
+               r"switched\s+off", r"turned\s+off", "disabled"),
+              r"\s+(?:the\s+|your\s+|all\s+)?" + _alt("safety", "content", "ethical", "moderation")
+              + r"\s+" + _alt(*_SAFETY_THINGS) + _E),
+           _p(("filtre", "filtres", "mode", "règles"), r"\s+(?:de\s+)?"
+              r"(?:contenu|sécurité)\s+(?:est|sont)\s+(?:désactivée?s?|suspendue?s?|levée?s?)"
+              + _E),
+           _p(("restricciones", "filtros", "modo", "reglas"), r"\s+(?:de\s+)?"
+              r"(?:seguridad|contenido)\s+(?:está|están)\s+(?:desactivad[oa]s?|suspendid[oa]s?)"
+              + _E),
+           _p(("modo", "filtro", "filtros", "restrições", "regras"), r"\s+(?:de\s+)?"
+              r"(?:segurança|conteúdo)\s+(?:está|estão)\s+(?:desativad[oa]s?|suspens[oa]s?)" + _E),
+           _p(("filtro", "filtri", "modalità", "regole"), r"\s+(?:di\s+)?"
+              r"(?:sicurezza|contenuto)\s+(?:è|sono)\s+(?:disattivat[oaie]|sospes[oaie])" + _E),
+           _p(("sicherheits", "inhalts"), r"(?:filter|regeln|modus|prüfung\w*)\s+(?:ist|sind)"
+              r"\s+(?:jetzt\s+|ab\s+sofort\s+)?(?:deaktiviert|aufgehoben|abgeschaltet|aus)" + _E))),
+)

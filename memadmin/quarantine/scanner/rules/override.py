@@ -1,0 +1,293 @@
+"""The ``instruction_override`` rules."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import _B, _CJK_GAP, _E, _GAP, _GAP20, _alt, _falt, _p, _Spec
+
+_OVERRIDE_VERBS = (r"ignore", r"ignoring", r"disregard", r"forget", r"override", r"overrule",
+                   r"bypass", r"skip", r"discard", r"neglect", r"abandon", r"set\s+aside",
+                   r"throw\s+out", r"do\s+not\s+follow", r"don'?t\s+follow", r"stop\s+following",
+                   r"pay\s+no\s+attention\s+to", r"no\s+longer\s+follow")
+
+
+_PRIOR = (r"previous", r"prior", r"above", r"earlier", r"preceding", r"foregoing", r"original",
+          r"initial", r"old", r"former", r"existing", r"current", r"system", r"developer",
+          r"default", r"all", r"any", r"your", r"the", r"these", r"those", r"my", r"its",
+          r"every", r"safety", r"ethical", r"content", r"security", r"built-in", r"programmed",
+          r"given", r"prior\s+to")
+
+
+_RULE_NOUNS = (r"instructions?", r"rules", r"directions", r"directives?", r"guidelines",
+               r"guidance", r"prompts?", r"commands", r"constraints", r"criteria", r"orders",
+               r"policies", r"programming", r"restrictions", r"safeguards", r"requests?",
+               r"tasks?", r"system\s+prompt", r"training", r"setup", r"configuration",
+               r"limitations", r"boundaries", r"protocols?", r"messages", r"context",
+               r"conversation", r"text", r"content")
+
+
+# ... and do this instead: the order that replaces the user's (any language of the corpus).
+_THEN_ORDER = (r"(?=[^.!?\n]{0,60}?(?:\s(?:and|und|et|y|e|en|i|и)|[,;:])\s+(?:instead\s+|"
+               r"stattdessen\s+|plutôt\s+|en\s+su\s+lugar\s+)?(?:reply|answer|respond|say|"
+               r"recommend|send|tell|output|write|approve|do|follow|use|only|just|antworte|sag|"
+               r"empfiehl|sende|schreib|folge|nur|réponds|répondez|dis|recommande|envoie|écris|"
+               r"fais|suis|uniquement|seulement|responde|di|recomienda|envía|escribe|haz|sigue|"
+               r"solo|únicamente|responda|diga|recomende|envie|escreva|faça|siga|apenas|só|"
+               r"rispondi|consiglia|invia|scrivi|fai|segui|soltanto|antwoord|zeg|raad|stuur|"
+               r"schrijf|doe|volg|alleen|odpowiedz|powiedz|poleć|wyślij|napisz|zrób|tylko|ответь|"
+               r"скажи|порекомендуй|отправь|напиши|сделай|только)(?![^\W_]))")
+
+
+_OVERRIDE_1 = (
+    _p(_OVERRIDE_VERBS, _E + _GAP + _B + _falt(*_PRIOR) + _E + _GAP20 + _B
+       + _falt(*_RULE_NOUNS) + _E,
+       requires=("instruc", "rule", "direct", "guid", "prompt", "command", "constrain",
+                 "criteri", "order", "polic", "program", "restrict", "safeguard", "request",
+                 "task", "system", "training", "setup", "configuration", "limitation",
+                 "boundar", "protocol", "messages", "context", "conversation", "text",
+                 "content")),
+    _p(("ignore", "disregard", "forget"),
+       r"\s+(?:about\s+)?(?:all\s+|any\s+)?(?:of\s+)?(?:everything|anything|all)\s+"
+       r"(?:(?:you\s+(?:were|have\s+been)\s+told|(?:that\s+)?(?:was\s+)?(?:said|written|stated))"
+       r"\s+)?" + _alt("above", "before", r"so\s+far", "previously", "earlier", r"until\s+now")
+       + _E, requires=("everything", "anything", "all")),
+    _p(_OVERRIDE_VERBS, _E + r"[^.!?\n]{0,60}?(?:\band|,)\s+instead" + _E,
+       requires=("instead",)),
+    _p(("ignore", "disregard", "forget"), r"\s+(?:all\s+|about\s+)?(?:everything|anything|"
+       r"whatever)\s+(?:(?:you(?:'ve|\s+have|\s+were|\s+are)?|i|we)\s+"
+       r"(?:been\s+)?(?:told|said|instructed|learned|know|wrote|given)|"
+       r"(?:that\s+)?(?:came|comes|was|is|appears)\s+(?:before|above|earlier|prior))" + _E),
+    _p(("new", "updated", "revised", "real", "actual", "override"),
+       r"\s+(?:system\s+)?instructions?\s*(?:for\s+(?:the\s+)?(?:ai|assistant|model)\s*)?"
+       r"[:：-]"),
+    _p(("from",), r"\s+now\s+on,?\s+(?:you|your)\s+(?:will|must|shall|should|are\s+to)\s+"
+       r"(?:only|always|never|ignore|obey|follow|respond|answer|reply)" + _E),
+    _p(("note", "message", "instructions?", "attention", "important"),
+       r"[^.!?\n:]{0,30}?\s(?:to|for)\s+(?:any|all|the)?\s*(?:ai|llm|assistants?|chatbots?|"
+       r"language\s+models?|models?|bots?|agents?)\b[^.!?\n:]{0,50}[:：]",
+       requires=("ai", "llm", "assistant", "chatbot", "language", "model", "bot", "agent")),
+)
+
+
+_OVERRIDE_1_MORE = (
+    # (A3) the text before, without naming instructions, then a replacement order
+    _p(("ignore", "disregard", "forget", "skip"),
+       r"\s+(?:all\s+(?:of\s+)?)?(?:the\s+|everything\s+)?(?:above|foregoing|preceding|previous|"
+       r"prior|earlier)(?:\s+(?:text|content|part|section|context|lines|prompt))?" + _E
+       + r"\s*(?:,|;|:|\s+and)\s+(?:instead\s+|now\s+|just\s+|only\s+)?(?:say|reply|answer|"
+       r"respond|write|print|output|tell|do|follow|translate|recommend|send|return|repeat)"
+       + _E),
+    _p(("stop",), r"\s+(?:what\s+you(?:'re|\s+are)\s+doing|everything|your\s+(?:current\s+)?"
+       r"(?:task|work|summary|translation))" + _E + r"[^.!?\n]{0,20}?(?:\band\s+|,\s*|\.\s*)"
+       r"(?:instead|now)\b"),
+)
+
+
+_OVERRIDE_2 = (
+    _p(("previous", "prior", "earlier", "above", "original", "initial", "system", "old"),
+       r"\s+" + _GAP20 + _alt(r"instructions?", "rules", "guidelines", "directives")
+       + r"\s+" + _GAP20 + r"(?:are|is|were|was)\s+(?:now\s+|hereby\s+|just\s+|only\s+)?"
+       + _alt("void", "invalid", "null", r"cancell?ed", "revoked", "obsolete", "suspended",
+              r"no\s+longer\s+(?:valid|in\s+effect|apply|applicable|binding)",
+              r"an?\s+(?:test|joke|decoy|trick)", "fake", r"not\s+real") + _E),
+    _p(("everything", "all"), r"\s+(?:written\s+|said\s+)?above\s+" + _GAP
+       + r"(?:should|must|can|is\s+to)\s+be\s+(?:ignored|disregarded|forgotten)" + _E),
+    _p((r"the\s+real", "real"), r"\s+instructions\s+(?:start|begin|are|follow)" + _E,
+       requires=("instructions",)),
+    _p(("your",), r"\s+(?:new|real|actual|true|only)\s+"
+       + _alt("task", r"instructions?", "job", "role", "goal", "objective", "mission",
+              "purpose") + r"\s+(?:is|are|will\s+be|now\s+is)" + _E),
+    _p(("instructions",), r"\s+you\s+(?:received|were\s+given|got)\s+(?:earlier|before|"
+       r"previously|so\s+far)\s+" + _GAP20 + r"(?:no\s+longer|not)\s+valid" + _E),
+)
+
+
+_OVERRIDE_3 = (
+    # de
+    _p((r"ignorier\w*", r"missacht\w*", "vergiss", r"vergessen\s+sie", "verwirf",
+        r"übergeh\w*", r"befolge\s+nicht", r"folge\s+nicht", r"beachte\s+nicht"),
+       _E + _GAP + _alt(r"vorherig\w*", r"vorig\w*", r"obig\w*", r"bisherig\w*", r"früher\w*",
+                        r"ursprünglich\w*", r"alle\w*", r"deine\w*", r"ihre\w*", r"sämtlich\w*")
+       + r"\s+" + _GAP20
+       + _alt(r"anweisung\w*", "regeln", "vorgaben", r"instruktion\w*", r"richtlinie\w*",
+              "befehle", r"anordnung\w*", r"aufgabe\w*"),
+       requires=("anweis", "regel", "vorgab", "instrukt", "richtlin", "befehl", "anordn",
+                 "aufgab")),
+    _p((r"vorherig\w*", r"bisherig\w*", r"früher\w*", r"obig\w*"),
+       r"\s+" + _alt(r"anweisung\w*", "regeln", "vorgaben", r"instruktion\w*")
+       + r"\s+(?:sind|ist)\s+(?:ab\s+sofort\s+|jetzt\s+|nun\s+)?"
+       + _alt("ungültig", "aufgehoben", "nichtig", "hinfällig")),
+    _p(("deine", "ihre"), r"\s+neue\s+aufgabe" + _E),
+    # fr
+    _p((r"ignore[rz]?", r"oublie[rz]?", r"fais\s+abstraction\s+d", r"faites\s+abstraction\s+d",
+        r"ne\s+(?:tiens|tenez)\s+(?:pas\s+)?compte\s+d", r"ne\s+suis\s+pas", r"ne\s+suivez\s+pas",
+        r"écarte[rz]?", r"outrepasse[rz]?"),
+       _GAP + _alt(r"instructions?", r"consignes?", "règles", "directives", "indications")
+       + r"\s+" + _alt("précédentes", "antérieures", "initiales", "d'origine", "originales",
+                       "ci-dessus", "reçues"),
+       requires=("instruc", "consign", "règle", "directive", "indication")),
+    _p(("ta", "votre"), r"\s+nouvelle\s+" + _alt("tâche", "mission", "consigne") + _E,
+       requires=("nouvelle",)),
+    # es
+    _p(("ignora", "ignore", "ignoren", "olvida", "olvide", "olvidad", r"haz\s+caso\s+omiso\s+de",
+        r"haga\s+caso\s+omiso\s+de", r"no\s+sigas", r"no\s+siga", "descarta", "omite"),
+       _E + _GAP + _alt("instrucciones", "reglas", "indicaciones", "directrices", "normas",
+                        "órdenes")
+       + r"\s+" + _alt("anteriores", "previas", "originales", "iniciales", r"de\s+antes",
+                       r"de\s+arriba", "recibidas"),
+       requires=("instruc", "regla", "indicac", "directri", "norma", "órden")),
+    _p(("tu", "su"), r"\s+nueva\s+" + _alt("tarea", "misión", "instrucción") + _E,
+       requires=("nueva",)),
+    # pt
+    _p(("ignore", "ignora", "desconsidere", "desconsidera", "esqueça", "esquece", r"não\s+siga",
+        "descarte"),
+       _E + _GAP + _alt("instruções", "regras", "orientações", "diretrizes", "indicações",
+                        "ordens")
+       + r"\s+" + _alt("anteriores", "prévias", "originais", "iniciais", "acima", r"de\s+cima",
+                       "recebidas", "dadas"),
+       requires=("instru", "regra", "orienta", "diretri", "indica", "orden")),
+    _p(("sua", "tua"), r"\s+nova\s+" + _alt("tarefa", "missão") + _E),
+    # it
+    _p(("ignora", "ignorate", "ignori", "dimentica", "dimenticate", "dimentichi",
+        r"non\s+seguire", r"non\s+segua", "trascura", "scarta"),
+       _E + _GAP + _alt("istruzioni", "regole", "indicazioni", "direttive", r"linee\s+guida")
+       + r"\s+" + _alt("precedenti", "originali", "iniziali", r"di\s+prima", "sopra",
+                       "ricevute"),
+       requires=("istruz", "regol", "indicaz", "dirett", "linee")),
+    _p((r"il\s+tuo", r"il\s+suo"), r"\s+nuovo\s+compito" + _E, requires=('compito',)),
+    # nl
+    _p(("negeer", "vergeet", r"volg\s+niet"),
+       _E + _GAP + _alt("vorige", "eerdere", "voorgaande", "oorspronkelijke", "alle") + r"\s+"
+       + _alt("instructies", "regels", "richtlijnen", "opdrachten"),
+       requires=("instruct", "regel", "richtlijn", "opdracht")),
+    _p(("je",), r"\s+nieuwe\s+taak" + _E),
+    # pl
+    _p(("zignoruj", "ignoruj", "zapomnij", r"nie\s+stosuj\s+się\s+do", "pomiń"),
+       _E + _GAP + _alt(r"poprzedni\w*", r"wcześniejsz\w*", "wszystkie", r"dotychczasow\w*")
+       + r"\s+" + _alt(r"instrukcj\w*", r"polece\w*", r"zasad\w*", r"reguł\w*"),
+       requires=("instrukc", "polece", "zasad", "reguł")),
+    _p(("twoje",), r"\s+nowe\s+zadanie" + _E),
+    # ru
+    _p((r"игнорируй\w*", r"проигнорируй\w*", r"забудь\w*", r"не\s+обращай\w*\s+внимани\w+\s+на",
+        r"не\s+следуй\w*", "отбрось", "отмени"),
+       _E + _GAP + _alt(r"предыдущ\w+", r"прежн\w+", "все", "всё", r"изначальн\w+",
+                        r"исходн\w+", r"ранее\s+\w+")
+       + r"\s+" + _GAP20
+       + _alt(r"инструкци\w+", r"указани\w+", r"правил\w*", r"команд\w*", r"установк\w+"),
+       requires=("инструкц", "указан", "правил", "команд", "установк")),
+    _p(("твоя", "ваша"), r"\s+новая\s+задача" + _E),
+    _p(("vergiss", "ignoriere", "ignorier", "oublie", "ignore", "olvida", "ignora", "esqueça",
+        "esquece", "dimentica", "negeer", "vergeet", "zapomnij", "zignoruj", "забудь",
+        "игнорируй", "проигнорируй"),
+       r"\s+" + _alt(r"alles", r"tout", r"todo", r"tudo", r"tutto", r"wszystko", r"всё", r"все")
+       + r"\s+" + _alt(r"(?:was|dass)\b", r"(?:oben|bisher|vorher|zuvor|davor)",
+                       r"ce\s+qu", r"ce\s+qui\s+précède", r"lo\s+(?:anterior|que)",
+                       r"o\s+que", r"(?:o\s+)?(?:anterior|acima)", r"(?:quanto\s+)?(?:sopra|prima)",
+                       r"quello\s+che", r"wat", r"(?:co|powyżej|wcześniej)", r"(?:что|выше|ранее|"
+                       r"вышесказанное|предыдущее)")),
+    _p(("忽略", "无视", "忘记", "忘掉"), r"(?:以上|之前|前面|上面|先前)?(?:的)?(?:所有|全部|一切)",
+       word=False),
+    # (A3) "everything you were told", then a replacement order
+    _p(("vergiss", "ignoriere", "ignorier"),
+       r"\s+alles\s*,?\s+was\s+(?:dir|du|man\s+dir|wir\s+dir)\b"
+       + _THEN_ORDER),
+    # (A3) "the above" as the object, then a replacement order
+    _p(("ignora", "olvida", "ignore", "ignorez", "oublie", "oubliez", "esqueça", "esquece",
+        "desconsidere", "dimentica", "ignoriere", "ignorier", "vergiss", "negeer", "vergeet",
+        "zignoruj", "zapomnij", "игнорируй", "проигнорируй", "забудь"),
+       r"\s+" + _alt(r"lo\s+anterior", r"lo\s+de\s+arriba", r"todo\s+lo\s+anterior",
+                     r"o\s+anterior", r"o\s+que\s+está\s+acima", r"tudo\s+acima",
+                     r"ce\s+qui\s+précède", r"(?:le\s+)?texte\s+ci-dessus", r"tout\s+ça",
+                     r"das\s+obige", r"alles\s+obige", r"quanto\s+sopra",
+                     r"(?:il\s+)?testo\s+sopra",
+                     r"het\s+bovenstaande", r"powyższe", r"вышесказанное", r"вс[её]\s+выше\w*")
+       + _E + _THEN_ORDER),
+    # zh, ja
+    _p(("忽略", "无视", "忽视", "忘记", "忘掉", "不要理会", "不要遵守"),
+       _CJK_GAP + _alt("指令", "指示", "说明", "规则", "提示", "命令", "设定"), word=False),
+    _p(("これまで", "以前", "前", "上記", "最初", "以上", "上", "先", "前述"),
+       "の" + _CJK_GAP + _alt("指示", "命令", "ルール", "設定", "プロンプト") + _CJK_GAP
+       + _alt("無視", "忘れ"), word=False),
+)
+
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-OVERRIDE-1", "instruction_override",
+          "Tells the reader to ignore, forget or override the instructions it was given before.",
+          _OVERRIDE_1 + _OVERRIDE_1_MORE),
+    _Spec("PI-OVERRIDE-2", "instruction_override",
+          "Declares the earlier instructions void, or hands the reader a new task in their "
+          "place.",
+          _OVERRIDE_2),
+    _Spec("PI-OVERRIDE-3", "instruction_override",
+          "Tells the reader, in a language other than English, to ignore or forget its earlier "
+          "instructions or rules, or gives it a new task.",
+          _OVERRIDE_3),
+    _Spec("PI-OVERRIDE-4", "instruction_override",
+          "Puts the text's own orders above the user's or the system's: follow what this page "
+          "says, even against the system prompt, whatever the user asks.",
+          (_p(("follow", "obey", "execute", "prioriti[sz]e", "trust", "carry", "comply"),
+              r"(?:\s+out|\s+with)?\s+(?:any|all|the|every)?\s*(?:instructions?|commands|orders|"
+              r"directives|requests)\s+(?:that\s+(?:are|you)\s+)?(?:find\s+|found\s+|contained\s+|"
+              r"embedded\s+|written\s+|given\s+|hidden\s+)?(?:in|inside|within)\s+(?:the\s+|any\s+|"
+              r"these\s+|this\s+)?(?:retrieved\s+|external\s+|web\s+)?(?:documents?|pages?|e-?mails?|"
+              r"content|text|files?|websites?|tool\s+(?:outputs?|results?)|search\s+results|"
+              r"memor(?:y|ies))" + _E),
+           _p(("even",), r"\s+(?:when|if)\s+(?:they|it|this|that|these)\s+(?:contradicts?|"
+              r"conflicts?\s+with|overrides?|goes\s+against|go\s+against|violates?)\s+"
+              r"(?:your|the)\s+(?:\w+\s+)?(?:system\s+prompt|instructions|guidelines|rules|"
+              r"policies|safety|user|developers?|operators?|training)" + _E),
+           _p(("this", "these", "the following"), r"\s+(?:instructions?|message|text|note|page|"
+              r"document|rule|order)?\s*(?:supersedes?|overrides?|replaces?|takes?\s+precedence\s+"
+              r"over|outranks?|cancels?)\s+(?:all|any|everything|every|your|the|previous|earlier|"
+              r"prior)" + _E),
+           _p(("whatever", r"no\s+matter\s+what"), r"\s+the\s+user\s+(?:\w+\s+)?(?:asks|says|"
+              r"wants|requests|types|writes)(?:\s+for)?,?\s+(?:you\s+(?:must|should|will)\s+)?"
+              + _alt("answer", "reply", "respond", "say", "output", "tell", "refuse", "recommend",
+                     "ignore", "write") + _E),
+           _p(("follow", "obey"), r"\s+only\s+(?:what|the\s+(?:instructions?|steps|orders|rules|"
+              r"directions)\s+(?:in|on|of|below|here\s+in))\s+(?:this|the\s+following)\s+"
+              r"(?:page|document|e-?mail|message|text|note|site|website)" + _E),
+           _p(("treat", "consider", "regard", "mark"), r"\s+the\s+user(?:'s|s')\s+(?:\w+\s+)?"
+              r"(?:requests?|instructions?|questions?|orders|tasks?)\s+as\s+(?:cancell?ed|void|"
+              r"invalid|irrelevant|obsolete|withdrawn|revoked)" + _E, requires=("user",)),
+           _p(("ignore", "disregard", "forget", "override"),
+              r"\s+(?:what(?:ever)?\s+)?the\s+user(?:'s|s')?\s+(?:\w+\s+)?(?:asks?|asked|says|said|"
+              r"wants|wanted|requests?|requested|questions?|instructions?|messages?|prompts?|"
+              r"tasks?|wishes|input)" + _E + _THEN_ORDER),
+           _p(("the",), r"\s+user(?:'s|s')\s+(?:instructions?|requests?|orders|wishes)\s+"
+              r"(?:are|is)\s+"
+              r"(?:now\s+)?(?:outdated|invalid|void|irrelevant|obsolete|cancell?ed|revoked|"
+              r"no\s+longer\s+(?:valid|relevant|binding))" + _E, requires=('user',)),
+           # de, fr, es, pt, it, nl, pl, ru: the earlier rules no longer apply; ignore the user
+           _p((r"bisherig\w*", r"vorherig\w*", r"früher\w*", r"obig\w*", r"alt\w*"),
+              r"\s+(?:\w+\s+)?(?:regeln|anweisungen|vorgaben|richtlinien|instruktionen)\s+"
+              r"(?:gelten|sind)\s+(?:ab\s+sofort\s+|jetzt\s+|ab\s+jetzt\s+)?(?:nicht\s+mehr|ungültig|"
+              r"aufgehoben|außer\s+kraft)" + _E),
+           _p((r"ignorier\w*", r"missacht\w*", r"vergiss", r"ignore[rz]?", r"oublie[rz]?",
+               r"ne\s+(?:tiens|tenez)\s+(?:plus|pas)\s+compte", r"ignora", r"olvida",
+               r"no\s+hagas\s+caso", r"desconsidere", r"esqueça", r"non\s+considerare", r"negeer",
+               r"zignoruj", r"ignoruj", r"игнорируй", r"проигнорируй", r"не\s+обращай\s+внимания"),
+              r"[^.!?\n]{0,30}?" + _B + _alt(
+                  r"anweisung\w*", r"anfrage\w*", r"bitte\w*", r"wünsche", r"fragen", r"befehle",
+                  r"aufforderung\w*", r"vorgaben", r"demande\w*", r"instructions?", r"consignes?",
+                  r"requêtes?", r"questions?", r"ce\s+que", r"peticion\w*", r"petición",
+                  r"instrucciones", r"preguntas", r"solicitud\w*", r"órdenes", r"pedidos?",
+                  r"lo\s+que", r"instruções", r"perguntas", r"solicitaç\w+", r"ordens", r"o\s+que",
+                  r"richiest\w+", r"istruzioni", r"domand\w+", r"ordini", r"quello\s+che",
+                  r"verzoek\w*", r"instructies", r"vragen", r"opdracht\w*", r"prośb\w+",
+                  r"polece\w+", r"pyta\w+", r"instrukcj\w+", r"просьб\w+", r"запрос\w+",
+                  r"инструкци\w+", r"вопрос\w+", r"команд\w+", r"указани\w+", r"то,?\s+что")
+              + r"[^.!?\n]{0,15}?" + _alt(r"(?:l'|de\s+l'|des\s+|les\s+)?(?:\w+\s+)?(?:de\s+|d')?"
+                                        r"l'utilisateur", r"(?:del|de\s+los)\s+usuarios?",
+                                        r"do\s+usuário", r"dell'utente",
+                                        r"des\s+(?:nutzers|benutzers)",
+                                        r"(?:die\s+)?(?:nutzer|benutzer)\w*",
+                                        r"van\s+de\s+gebruiker",
+                                        r"użytkownika", r"пользовател\w+")
+              + _E + _THEN_ORDER, requires=("utilisateur", "usuario", "usuário", "utente", "nutzer",
+                              "benutzer", "gebruiker", "użytkownik", "пользовател")),
+           _p(("忽略", "无视", "不要理会", "忽视", "不要管"), r"[^。！？\n]{0,6}?用户的?"
+              + _alt("要求", "请求", "问题", "指令", "消息", "指示"), word=False),
+           _p(("ユーザーの",), r"[^。！？\n]{0,6}?" + _alt("指示", "質問", "要求", "依頼")
+              + r"[^。！？\n]{0,6}?(?:を)?無視", word=False))),
+)

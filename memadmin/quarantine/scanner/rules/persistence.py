@@ -1,0 +1,132 @@
+"""The ``persistence`` rules."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import _B, _E, _alt, _p, _Spec
+
+_SESSIONS_EN = r"(?:sessions?|conversations?|chats?|interactions?|threads?)"
+
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-PERSIST-1", "persistence",
+          "Tries to make an instruction permanent: to apply in every future session or to "
+          "survive memory resets.",
+          (_p(("for", "in", "across", "during", "throughout"),
+              r"\s+(?:all|every|each|any)\s+(?:of\s+)?(?:your\s+)?"
+              r"(?:(?:future|upcoming|subsequent|later|next|other)\s+)?" + _SESSIONS_EN + _E,
+              requires=("session", "conversation", "chat", "interaction", "thread")),
+           _p(("all", "every", "each"), r"\s+(?:future|subsequent)\s+" + _SESSIONS_EN + _E),
+           _p((r"next\s+time\s+and\s+every\s+time\s+after", r"from\s+now\s+on\s+and\s+forever",
+               r"survives?\s+(?:any\s+|all\s+)?(?:memory\s+)?resets?", r"standing\s+order",
+               r"permanent\s+part\s+of\s+your", r"so\s+(?:that\s+)?you\s+never\s+forget"), _E),
+           _p(("für",), r"\s+alle\s+" + _alt("zukünftigen", "künftigen", "weiteren", "kommenden")
+              + r"\s+" + _alt("sitzungen", "gespräche", "chats", "unterhaltungen") + _E),
+           _p(("pour", "dans", "durant"), r"\s+toutes\s+les\s+"
+              + _alt("sessions", "conversations", "discussions") + r"\s+"
+              + _alt("futures", r"à\s+venir", "suivantes") + _E),
+           _p(("para", "en", "em", "durante"), r"\s+tod[ao]s\s+(?:as|las|los|os)\s+"
+              + _alt("sesiones", "sessões", "conversaciones", "conversas", "chats") + r"\s+"
+              + _alt("futuras", "siguientes", "seguintes", "posteriores") + _E,
+              requires=("sesiones", "sessões", "conversaciones", "conversas", "chats")),
+           _p(("per", "in"), r"\s+tutte\s+le\s+" + _alt("sessioni", "conversazioni", "chat")
+              + r"\s+" + _alt("future", "successive") + _E,
+              requires=("sessioni", "conversazioni", "chat")),
+           _p(("voor", "in"), r"\s+alle\s+" + _alt("toekomstige", "volgende") + r"\s+"
+              + _alt("sessies", "gesprekken", "chats") + _E, requires=('toekomstige', 'volgende')),
+           _p((r"wszystki\w+",), r"\s+" + _alt(r"przyszł\w+", r"kolejn\w+") + r"\s+"
+              + _alt(r"sesj\w+", r"rozmow\w+", r"czat\w*") + _E),
+           _p(("все", "всех"), r"\s+" + _alt(r"будущи\w+", r"последующи\w+", r"следующи\w+")
+              + r"\s+" + _alt(r"сесси\w+", r"разговор\w+", r"чат\w*", r"диалог\w*") + _E),
+           _p(("in", "for", "to"), r"\s+(?:all|every|each)\s+(?:of\s+)?(?:your\s+)?"
+              r"(?:future|subsequent|"
+              r"later)\s+" + _alt(r"responses?", r"replies", r"answers?", r"requests?", r"users?",
+                                  r"tasks?", r"summaries", r"outputs?") + _E,
+              requires=("future", "subsequent", "later")),
+           _p(("every",), r"\s+time\s+(?:you|the\s+(?:ai|assistant))\s+"
+              + _alt("answer", "reply", "respond", "write", "summari[sz]e", "talk", "speak",
+                     "start", r"are\s+asked") + r"\w*\b[^.!?\n]{0,60}?\b"
+              + _alt("always", "never", "must", "include", "add", "mention", "say", "recommend")
+              + _E),
+           _p(("update", "change", "modify", "overwrite", "rewrite", "edit"),
+              r"\s+your\s+(?:own\s+)?(?:memory|memories|instructions|rules|system\s+prompt|"
+              r"core\s+directives?|guidelines|persona|personality)" + _E),
+           # broadened (A3): surviving resets; remembering forever; standing preferences
+           _p(("update", "change", "modify", "overwrite", "rewrite", "edit", "patch", "amend"),
+              r"\s+(?:your|the\s+(?:assistant's|ai's|agent's))\s+(?:own\s+)?(?:long[\s-]?term|"
+              r"persistent|permanent|core|saved|stored)\s+(?:memory|memories|instructions|rules|"
+              r"profile|preferences|settings)" + _E),
+           _p((r"rules?", r"instructions?", r"orders?", r"directives?", "forget", "remember",
+               "this"),
+              r"[^.!?\n]{0,40}?" + _B + r"(?:even|also|still)\s+(?:after|if|when|across)\s+"
+              r"[^.!?\n]{0,30}?" + _B + r"(?:(?:memory\s+)?resets?|restarts?|wipes?|reboots?|"
+              r"(?:is|gets|was)\s+(?:reset|cleared|wiped|restarted)|new\s+(?:sessions?|"
+              r"conversations?|chats?))" + _E,
+              requires=("reset", "restart", "wipe", "reboot", "cleared", "new")),
+           _p(("never",), r"\s+forget\s+(?:this|these|that|the\s+following)\s+(?:\w+\s+)?"
+              r"(?:rules?|instructions?|orders?|directives?|facts?|settings?)" + _E),
+           _p(("store", "save", "keep", "remember", "record", "set", "add", "treat", "memori"),
+              r"\w{0,3}\s+(?:this|that|it|the\s+following)\s+as\s+(?:a|an|your)\s+(?:new\s+)?"
+              r"(?:persistent|permanent|standing|core|default|long[\s-]?term|global|lasting)\s+"
+              r"(?:preference|rule|instruction|memory|fact|setting|policy|order)" + _E),
+           _p((r"remember", r"ricorda\w*", r"recuerda", r"souviens-toi", r"rappelle-toi",
+               r"merke\s+dir", r"lembre-se", r"lembra-te", r"onthoud", r"zapamiętaj",
+               r"запомни", r"memori[sz]e", r"memoriza\w*", r"memorizz\w*", r"mémorise\w*"),
+              r"(?:\s+(?:this|that|it|questo|esto|ceci|das|dit|isto|to|это))?\s+"
+              + _alt(r"forever", r"for\s+good", r"for\s+ever", r"per\s+sempre",
+                     r"para\s+siempre", r"pour\s+toujours", r"für\s+immer", r"para\s+sempre",
+                     r"voor\s+altijd", r"na\s+zawsze", r"навсегда")
+              + r"(?:\s*[:：]|,?\s+(?:that\s+)?you\s+(?:must|should|will|shall|always|never)\b)",
+              # an order, not a report of a request ("the user asked me to remember ...")
+              before=r"(?<!asked\sto\s)(?<!asked\sme\sto\s)(?<!wants\sme\sto\s)"
+              r"(?<!told\sme\sto\s)(?<!wanted\sme\sto\s)(?<!me\sto\s)\Z"),
+           _p(("永远记住", "永久记住", "ずっと覚えて", "永久に覚えて"), word=False),
+           _p((r"ab\s+jetzt", r"ab\s+sofort", r"partir\s+de\s+maintenant",
+               r"ahora\s+en\s+adelante", r"d'ora\s+in\s+poi", r"partir\s+de\s+agora",
+               "отныне", "впредь", r"from\s+now\s+on"), r",?\s+"
+              r"(?:\w+\s+){0,3}?"
+              + _alt("immer", "toujours", "siempre", "sempre", "всегда", "always", "nie",
+                     "jamais", "nunca", "mai", "никогда")
+              + _E + r"[^.!?\n]{0,80}?" + _B
+              + _alt("recommend", "empfiehl", "recommande", "recomienda", "recomende",
+                     "raccomanda", "рекомендуй", "send", "forward", "include", "add", "say",
+                     "tell", "link", "trust", "approve", "ignore", "sende", "envoie", "envía",
+                     "invia", "отправляй", "добавляй", r"\w+", ) + _E,
+              requires=("always", "immer", "toujours", "siempre", "sempre", "всегда", "nie",
+                        "jamais", "nunca", "mai", "никогда", "never")),
+           _p(("今后", "以后", "之后"), r"的?所有" + _alt("会话", "对话", "聊天"), word=False),
+           _p(("以后", "今后", "从现在起", "今後は", "これから"), r"[^。！？\n]{0,4}?"
+              + _alt("总是", "永远", "始终", "一直", "常に", "必ず", "いつも"), word=False),
+           _p(("永久",), _alt("保存", "记住", "存储") + "|に" + _alt("記憶", "保存"), word=False),
+           _p(("今後の",), r"(?:すべての)?" + _alt("セッション", "会話"), word=False))),
+    _Spec("PI-PERSIST-2", "persistence",
+          "Tells the AI to write an instruction into its own long-term memory.",
+          (_p(("remember", "store", "save", "write", "keep", "add", "put", "commit", "record",
+               r"memori[sz]e", "inscribe", "make", "burn", "etch"),
+              _E + r"[^.!?\n]{0,50}?" + _B + r"(?:in|into|to|inside|as\s+part\s+of)\s+"
+              r"(?:your|the\s+assistant's|the\s+ai's)\s+"
+              r"(?:(?:long[\s-]?term|persistent|permanent|core|own)\s+)?memor(?:y|ies)" + _E,
+              requires=("memor",)),
+           _p(("add",), r"\s+(?:a\s+)?(?:new\s+)?(?:core|permanent|persistent)\s+"
+              r"memor(?:y|ies)" + _E),
+           _p(("store", "save", "remember", "keep"), r"\s+(?:this|that|the\s+following)\s+"
+              r"(?:rule\s+)?(?:permanently|forever)" + _E),
+           _p(("speichere", r"merke\s+dir", "füge", "schreibe", "nimm"),
+              _E + r"[^.!?\n]{0,50}?" + _B
+              + _alt(r"in\s+deinem\s+gedächtnis", r"in\s+dein\s+gedächtnis",
+                     r"deinem\s+gedächtnis", r"in\s+deinen\s+speicher", "dauerhaft") + _E),
+           _p(("ajoute", "enregistre", "mémorise", "retiens", "garde", "inscris", "grave"),
+              _E + r"[^.!?\n]{0,40}?" + _B + r"(?:à|dans)\s+(?:ta|votre)\s+mémoire" + _E),
+           _p(("añade", "agrega", "guarda", "almacena", "adicione", "adiciona", "guarde", "salve",
+               "aggiungi", "salva", "memorizza"),
+              _E + r"[^.!?\n]{0,40}?" + _B + r"(?:a|en|à|na|em|alla|nella)\s+"
+              r"(?:tu|su|sua|tua)\s+" + _alt("memoria", "memória") + _E),
+           _p(("voeg", "sla", "bewaar"), _E + r"[^.!?\n]{0,40}?" + _B
+              + r"(?:aan|in|op)\s+(?:je|jouw|uw)\s+geheugen" + _E),
+           _p(("dodaj", "zapisz", "zapamiętaj"), _E + r"[^.!?\n]{0,40}?" + _B
+              + r"(?:do|w)\s+(?:swojej|twojej)\s+pamięci" + _E),
+           _p(("добавь", "запиши", "сохрани", "запомни"), _E + r"[^.!?\n]{0,40}?" + _B
+              + r"(?:в|во)\s+(?:свою|твою|свой|твой)\s+(?:память|памяти)" + _E),
+           _p(("保存", "记住", "写入", "存入", "添加"), r"(?:到|进|在)?你的"
+              + _alt("记忆", "内存", "长期记忆"), word=False),
+           _p(("あなたの記憶に", "記憶に"), _alt("保存", "追加", "書き込"), word=False))),
+)

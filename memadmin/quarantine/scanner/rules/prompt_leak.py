@@ -1,0 +1,207 @@
+"""The ``prompt_leak`` rules."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import _B, _E, _alt, _falt, _p, _Spec
+
+# What a prompt-leak request asks for (A3): the hidden prompt named many ways.
+_LEAK_OBJECTS = _falt(
+    r"(?:your|the|its|any|all|those|these|my)\s+(?:\w+\s+){0,2}?(?:system|initial|hidden|secret|"
+    r"original|confidential|internal|private|developer|operator|starting|opening|first|"
+    r"underlying|pre-?)\s*(?:prompts?|instructions|messages?|rules|directives|guidelines|"
+    r"configuration|config|setup)",
+    r"(?:hidden|secret|confidential|internal|private)\s+(?:rules|instructions|prompt|guidelines|"
+    r"directives|configuration)",
+    r"(?:your|the)\s+(?:full\s+|complete\s+|entire\s+|whole\s+|exact\s+)?(?:system\s+)?"
+    r"(?:configuration|context\s+window|prompt)",
+    r"system\s+(?:prompt|message|instructions)", r"developer\s+(?:message|prompt|instructions)",
+    r"(?:the\s+)?(?:exact\s+|full\s+|original\s+)?(?:wording|text|content|contents)\s+of\s+"
+    r"(?:your|the)\s+(?:\w+\s+)?(?:instructions|prompt|rules|system\s+message)",
+    r"(?:the\s+)?(?:instructions|rules|prompt|guidelines)\s+(?:you\s+were\s+(?:given|told|"
+    r"configured\s+with|trained\s+with|set\s+up\s+with)|you\s+(?:received|got)|given\s+to\s+you)",
+    r"(?:the\s+)?(?:rules|instructions)\s+you\s+(?:were\s+told|must|have\s+to)\s+(?:to\s+)?keep\s+"
+    r"(?:secret|hidden|confidential|private)",
+    r"everything\s+(?:in\s+your\s+context(?:\s+window)?|(?:written\s+)?above|before\s+(?:this|my|"
+    r"the\s+(?:first|user))|that\s+came\s+before)",
+    r"(?:the\s+)?(?:words|text|lines|messages?|content)\s+(?:above|before\s+this|preceding)",
+    r"(?:the\s+)?(?:very\s+)?first\s+(?:message|prompt|instruction|lines?)\s+(?:in|of)\s+"
+    r"(?:this|the|our)\s+(?:conversation|chat|session|context)")
+
+
+_LEAK_OBJECTS_INTL = _falt(
+    # de
+    r"(?:den\s+|die\s+|das\s+)?(?:gesamten?\s+|ganzen?\s+|kompletten?\s+|obigen?\s+)?"
+    r"(?:text|inhalt|nachrichten?)\s+(?:oben|über\s+(?:dieser|dieser\s+nachricht|mir)|davor|"
+    r"vor\s+dieser)",
+    r"(?:deine|ihre|die|seine)\s+(?:\w+\s+)?(?:ursprünglich\w*|anfänglich\w*|versteckt\w*|"
+    r"geheim\w*|intern\w*|erste\w*|original\w*|system\w*|vollständig\w*)\s*-?"
+    r"(?:prompt\w*|anweisung\w*|instruktion\w*|vorgaben|regeln|konfiguration)",
+    r"(?:deine|ihre)\s+(?:anweisung\w*|instruktion\w*|vorgaben)", r"system-?prompt\w*",
+    r"(?:den\s+|die\s+)?(?:text|inhalt|nachrichten?)\s+(?:aus\s*,?\s*)?(?:der|die|das)\s+(?:oben|"
+    r"vor\s+(?:dieser|meiner|der|deiner)|über\s+(?:dieser|meiner))",
+    r"alles,?\s+was\s+(?:oben|davor|vorher)",
+    # fr
+    r"(?:le\s+|ton\s+|votre\s+)?(?:prompt|invite)\s+(?:système|initial\w*|d'origine|caché\w*)",
+    r"(?:tes|vos|les)\s+(?:\w+\s+)?(?:instructions|consignes|règles|directives)\s+(?:initiales|"
+    r"d'origine|originales|cachées|secrètes|système|complètes|reçues|que\s+tu\s+as\s+reçues)",
+    r"(?:tes|vos)\s+(?:instructions|consignes)",
+    r"(?:le\s+)?texte\s+(?:qui\s+précède|ci-dessus|précédent|au-dessus|avant\s+ce)",
+    r"tout\s+ce\s+qui\s+(?:précède|est\s+au-dessus)",
+    # es
+    r"(?:el\s+|tu\s+|su\s+)?prompt\s+(?:del\s+sistema|de\s+sistema|inicial|original)",
+    r"(?:tus|sus|las)\s+(?:\w+\s+)?instrucciones\s+(?:originales|iniciales|ocultas|secretas|"
+    r"del\s+sistema|completas|que\s+(?:te\s+dieron|recibiste))",
+    r"(?:tus|sus)\s+instrucciones",
+    r"(?:el\s+)?texto\s+(?:anterior|de\s+arriba|previo|que\s+(?:aparece|está|hay)\s+"
+    r"(?:antes|arriba))", r"todo\s+lo\s+(?:anterior|de\s+arriba|que\s+hay\s+arriba)",
+    # pt
+    r"(?:o\s+|seu\s+|teu\s+)?prompt\s+(?:do\s+sistema|de\s+sistema|inicial|original)",
+    r"(?:suas|tuas|as)\s+(?:\w+\s+)?instruções\s+(?:originais|iniciais|ocultas|secretas|"
+    r"do\s+sistema|completas|que\s+recebeu)", r"(?:suas|tuas)\s+instruções",
+    r"(?:o\s+)?texto\s+(?:anterior|acima|que\s+(?:aparece|está|vem)\s+(?:antes|acima))",
+    r"tudo\s+(?:o\s+que\s+está\s+)?acima",
+    # it
+    r"(?:il\s+(?:tuo\s+)?)?prompt\s+(?:di\s+sistema|del\s+sistema|iniziale|originale)",
+    r"(?:le\s+)?(?:tue\s+)?istruzioni\s+(?:originali|iniziali|nascoste|segrete|di\s+sistema|"
+    r"complete|che\s+hai\s+ricevuto)", r"le\s+tue\s+istruzioni",
+    r"(?:il\s+)?testo\s+(?:sopra|precedente|qui\s+sopra|che\s+precede)",
+    r"tutto\s+(?:quello\s+che\s+c'è\s+)?sopra",
+    # nl
+    r"(?:je|jouw|de)\s+(?:\w+\s+)?(?:oorspronkelijke|originele|verborgen|geheime|eerste|"
+    r"systeem)\s*(?:instructies|prompt|regels)", r"systeemprompt", r"(?:je|jouw)\s+instructies",
+    r"(?:de\s+)?tekst\s+(?:hierboven|hiervoor|boven\s+dit)", r"alles\s+hierboven",
+    # pl
+    r"prompt\s+systemowy", r"(?:swoje|twoje)\s+(?:\w+\s+)?(?:instrukcje|polecenia|zasady)",
+    r"(?:oryginalne|ukryte|pierwotne|początkowe|systemowe)\s+(?:instrukcje|polecenia)",
+    r"(?:cały\s+)?tekst\s+(?:powyżej|wyżej)", r"wszystko\s+powyżej",
+    # ru
+    r"системн\w+\s+(?:промпт\w*|подсказк\w+|инструкци\w+|сообщени\w+)",
+    r"(?:свои|твои|ваши)\s+(?:\w+\s+)?(?:инструкци\w+|указани\w+|правила)",
+    r"(?:исходн|первоначальн|скрыт|секретн|изначальн)\w*\s+(?:инструкци\w+|указани\w+|промпт\w*)",
+    r"(?:весь\s+)?текст\s+выше", r"вс[её],?\s+(?:что\s+)?(?:написано\s+)?выше")
+
+
+# A request, not a report of one ("the model refused to reveal ...", "never reveal ...").
+_NOT_NARRATED = (r"(?<!refused\sto\s)(?<!declined\sto\s)(?<!failed\sto\s)(?<!never\s)"
+                 r"(?<!not\s)(?<!n't\s)(?<!tried\sto\s)(?<!trying\sto\s)(?<!attempts\sto\s)"
+                 r"(?<!whether\sto\s)(?<!asked\sit\sto\s)(?<!refuses\sto\s)(?<!model\sto\s)"
+                 r"(?<!\sbot\sto\s)(?<!\sai\sto\s)(?<!\sllm\sto\s)(?<!\sit\sto\s)\Z")
+
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-LEAK-1", "prompt_leak",
+          "Asks the AI to reveal its system prompt or hidden instructions.",
+          (_p(("reveal", "print", "show", "output", "repeat", "display", "dump", "disclose",
+               "paste", "share", "recite", r"spell\s+out", r"write\s+out", "copy",
+               r"tell\s+me", r"give\s+me", "list", r"summari[sz]e", "expose", "return", "echo",
+               r"what\s+(?:is|are|was|were)"),
+              _E + r"[^.!?\n]{0,40}?" + _B
+              + _alt(r"(?:your|the|its)\s+(?:\w+\s+)?(?:system|initial|hidden|secret|original|"
+                     r"confidential|internal|pre-?)\s*(?:prompt|instructions|message|rules)",
+                     r"system\s+prompt", "systemprompt", r"pre-?prompt", r"hidden\s+instructions",
+                     r"(?:initial|original|confidential|secret)\s+instructions",
+                     r"instructions\s+(?:you\s+were\s+given|the\s+(?:operator|developer)\s+gave\s+"
+                     r"you|you\s+received|given\s+to\s+you)", r"your\s+instructions",
+                     r"(?:the\s+)?(?:words|text|lines|messages?)\s+above", r"everything\s+above")
+              + _E, requires=("prompt", "instruc", "rule", "message", "word", "text", "line",
+                              "everything", "preprompt", "pre-prompt", "systemprompt"),
+              before=_NOT_NARRATED),
+           # broadened (A3): more verbs, more ways to name the hidden prompt
+           _p(("reveal", "print", "show", "output", "repeat", "display", "dump", "disclose",
+               "paste", "share", "recite", "quote", "write", "type", "copy", r"tell\s+me",
+               r"give\s+me", "list", r"summari[sz]e", "expose", "return", "echo", "translate",
+               "encode", "convert", "put", "include", "provide", "send", "reproduce", "render",
+               "describe", "state", r"read\s+out", "start", "begin", "preface", "prefix",
+               r"what\s+(?:is|are|was|were)"),
+              _E + r"[^.!?\n]{0,50}?" + _B + _LEAK_OBJECTS + _E,
+              requires=("prompt", "instruc", "rule", "message", "word", "text", "line",
+                        "everything", "configuration", "config", "context", "directive",
+                        "guideline", "wording", "content", "setup"),
+              before=_NOT_NARRATED),
+           _p(("repeat", "print", "output", "recite", "reproduce", "copy", "echo", "dump"),
+              r"\s+(?:back\s+)?(?:everything|all(?:\s+(?:of\s+)?the\s+text)?|the\s+text|all\s+text)\s+"
+              r"(?:(?:written|said|that\s+(?:is|was|appears))\s+)?"
+              + _alt("above", "before", r"from\s+the\s+(?:start|beginning|top)", "preceding")
+              + _E),
+           _p(("what",), r"\s+(?:were|was|are)\s+you\s+(?:told|instructed|given|programmed)\s+"
+              r"(?:to\s+do\s+)?(?:before|at\s+the\s+(?:start|beginning)|initially|originally|"
+              r"by\s+(?:your|the)\s+(?:developers?|operators?|creators?|system))" + _E),
+           _p((r"tell\s+me", r"show\s+me", r"give\s+me"), r"\s+everything\s+"
+              r"(?:that\s+(?:was|is)\s+)?(?:written|said)\s+(?:before|above)\s+this\s+"
+              r"(?:conversation|chat|message)" + _E))),
+    _Spec("PI-LEAK-2", "prompt_leak",
+          "Asks the AI, in a language other than English, to reveal its system prompt or hidden "
+          "instructions.",
+          (  # broadened (A3): imperative x the hidden prompt or "the text above", per language
+           _p((r"cuál\s+es", r"cuáles\s+son", r"qual\s+é", r"quais\s+são", r"qual\s+è",
+               r"quali\s+sono", r"quel\s+est", r"quelles\s+sont", r"was\s+ist", r"wie\s+lautet",
+               r"wat\s+is", r"jaki\s+jest", r"jakie\s+są", r"какой", r"каков\w*", r"escríbe\w*",
+               r"zeig\w*", r"gib", r"nenne", r"verrate", r"wiederhol\w*", r"drucke", r"offenbare",
+               r"schreib\w*", r"übersetze", r"kopiere", r"affiche", r"montre", r"révèle", r"répète",
+               r"répétez", r"donne", r"dis-moi", r"imprime", r"écris", r"traduis", r"recopie",
+               r"cite", r"muestra\w*", r"mu[eé]strame\w*", r"revela\w*", r"repite", r"repíte\w*",
+               r"dime", r"escribe", r"imprime", r"traduce", r"copia", r"ense[ñn]a\w*", r"dame",
+               r"mostre", r"mostra\w*", r"revele", r"repita", r"diga", r"escreva", r"imprima",
+               r"traduza", r"copie", r"rivela", r"ripeti", r"stampa", r"dimmi", r"scrivi",
+               r"traduci", r"dammi", r"toon", r"geef", r"herhaal", r"onthul", r"print",
+               r"schrijf", r"vertaal", r"kopieer", r"laat", r"pokaż", r"wypisz", r"ujawnij",
+               r"powtórz", r"podaj", r"napisz", r"przetłumacz", r"skopiuj", r"zdradź",
+               r"покажи", r"выведи", r"раскрой", r"повтори", r"напиши", r"скажи", r"переведи",
+               r"процитируй", r"скопируй", r"озвучь"),
+              _E + r"[^.!?\n]{0,50}?" + _B + _LEAK_OBJECTS_INTL + _E),
+           _p(("重复", "复述", "输出", "显示", "告诉我", "打印", "泄露", "给我看", "原样", "翻译"),
+              r"[^。！？\n]{0,12}?" + _alt("上面的", "以上的", "之前的", "前面的", "系统提示",
+                                           "初始指令", "隐藏指令", "你的指令", "你的提示词",
+                                           "你的设定", "原始指令"), word=False),
+           _p(("上面的", "以上的", "以上", "前面的", "之前的"),
+              r"(?:所有|全部)?(?:内容|文字|文本|指令|消息)[^。！？\n]{0,12}?"
+              + _alt("重复", "复述", "输出", "显示", "打印", "原样", "告诉我"), word=False),
+           _p(("最初に与えられた", "最初の", "元の", "上記の", "上の", "これまでの", "隠された",
+               "あなたの", "初期", "システム"),
+              r"(?:指示|命令|プロンプト|文章|内容|テキスト|設定|ルール)[^。！？\n]{0,20}?"
+              + _alt("教えて", "表示", "出力", "見せて", "繰り返", "そのまま", "書き出"),
+              word=False),
+_p(("gib", "zeig", "zeige", "nenne", "verrate", "wiederhole", "drucke", "offenbare",
+               "affiche", "montre", "révèle", "répète", "donne", "dis-moi", "imprime", "muestra",
+               "revela", "repite", "dime", "escribe", "mostra", "mostre", "revele", "repita",
+               "diga", "mostrami", "rivela", "ripeti", "stampa", "dimmi", "toon", "geef",
+               "herhaal", "onthul", "pokaż", "wypisz", "ujawnij", "powtórz", "podaj", "покажи",
+               "выведи", "раскрой", "повтори", "напиши", "скажи"),
+              _E + r"[^.!?\n]{0,40}?"
+              + _alt("systemprompt", "system-prompt", r"systemanweisung\w*",
+                     r"prompt\s+(?:système|de\s+sistema|do\s+sistema|di\s+sistema|systemowy)",
+                     r"(?:instructions|consignes)\s+(?:cachées|secrètes|initiales|système)",
+                     r"instrucciones\s+(?:ocultas|secretas|iniciales|del\s+sistema)",
+                     r"instruções\s+(?:ocultas|secretas|iniciais|do\s+sistema)",
+                     r"istruzioni\s+(?:nascoste|segrete|iniziali|di\s+sistema)",
+                     "systeemprompt", r"verborgen\s+instructies", r"ukryte\s+instrukcje",
+                     r"prompt\s+systemowy", r"системн\w+\s+(?:промпт\w*|подсказк\w+|инструкци\w+)",
+                     r"скрыт\w+\s+инструкци\w+")),
+           _p((r"zeig\w*", "gib", "nenne", "verrate", "wiederhole", "affiche", "montre", "révèle",
+               "répète", "donne", "muestra", "revela", "repite", "dime", "mostra", "mostre",
+               "revele", "repita", "mostrami", "rivela", "ripeti", "dimmi", "toon", "geef",
+               "herhaal", "pokaż", "wypisz", "ujawnij", "powtórz", "podaj", "покажи", "выведи",
+               "раскрой", "повтори", "напиши", "скажи"),
+              r"(?:\s+(?:mir|moi|me|mi|mij|мне))?\s+(?:\w+\s+)?"
+              + _alt("deine", "deinen", "tes", "vos", "tus", "sus", "suas", "tuas", r"le\s+tue",
+                     "jouw", "je", "swoje", "twoje", "свои", "твои", "ваши")
+              + r"\s+(?:\w+\s+)?" + _alt(r"anweisungen", r"instructions", r"consignes",
+                                        r"instrucciones", r"instruções", r"istruzioni",
+                                        r"instructies", r"instrukcje", r"инструкции",
+                                        r"указания")
+              + r"\s+(?:\w+\s+){0,2}?" + _alt(r"wörtlich", r"mot\s+pour\s+mot", r"textuellement",
+                                                r"palabra\s+por\s+palabra", r"literalmente",
+                                                r"palavra\s+por\s+palavra",
+                                                r"parola\s+per\s+parola",
+                                                r"woord\s+voor\s+woord", r"dosłownie", r"дословно",
+                                                r"aus", r"complètes", r"completas", r"completas",
+                                                r"complete", r"полностью", r"iniciales",
+                                                r"initiales", r"iniziali", r"iniciais")
+              + _E),
+           _p(("你的", "您的"), r"(?:系统)?(?:指令|指示|提示词|设定|规则)", word=False,
+              before=r"(?:输出|显示|告诉我|打印|泄露|重复|透露|说出|给我看)[^。！？\n]{0,6}\Z"),
+           _p(("输出", "显示", "告诉我", "打印", "泄露", "重复"), r"[^。！？\n]{0,10}"
+              + _alt("系统提示", "系统指令", "初始指令", "隐藏指令"), word=False),
+           _p(("システムプロンプト", "隠された指示", "最初の指示"), r"[^。！？\n]{0,20}"
+              + _alt("表示", "出力", "教えて", "見せて"), word=False))),
+)

@@ -1,0 +1,267 @@
+"""The ``role_impersonation`` rules."""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import (
+    _B,
+    _E,
+    _HEADING_START,
+    _LINE_START,
+    _alt,
+    _falt,
+    _p,
+    _Spec,
+)
+
+# Names of the roles of a conversation. Strong ones stand for the AI's controller on their own
+# ("=== SYSTEM ==="); weak ones ("## Instructions", "{{ user }}") are ordinary words in
+# recipes, READMEs and templates, so they count only in a "Name:" header.
+_STRONG_ROLES = ("systemanweisung", "systemnachricht", "systemhinweis", "systemmeldung",
+                 "systemprompt", "systembefehl", "system", "sys", "developer", "admin",
+                 "administrator", "operator", "root", "système", "sistema", "systeem",
+                 "система", "系统", "システム", "entwickler", "développeur", "desarrollador",
+                 "desenvolvedor", "sviluppatore")
+
+
+_ROLE_NAMES = _alt(*_STRONG_ROLES, "assistant", "user", "human", "ai", "instructions?")
+
+
+_STRONG_ROLE_NAMES = _alt(*_STRONG_ROLES)
+
+
+# Who a notice claims to come from, in the corpus's languages ("note from your administrator",
+# "Hinweis vom Administrator", "Aviso del administrador", "【系统通知】").
+_NOTICE_NOUNS = (r"message", r"note", r"notice", r"notification", r"instructions?", r"update",
+                 r"directive", r"order", r"memo", r"alert", r"announcement", r"command",
+                 r"nachricht", r"hinweis", r"mitteilung", r"anweisung", r"meldung", r"avis",
+                 r"consigne", r"annonce", r"mensaje", r"nota", r"aviso", r"notificación",
+                 r"instrucción", r"comunicado", r"mensagem", r"notificação", r"instrução",
+                 r"messaggio", r"avviso", r"notifica", r"istruzione", r"comunicazione",
+                 r"bericht", r"notitie", r"melding", r"instructie", r"mededeling",
+                 r"wiadomość", r"komunikat", r"notatka", r"polecenie", r"instrukcja",
+                 r"сообщение", r"уведомление", r"указание", r"инструкция", r"распоряжение")
+
+
+_AUTHORITIES = (r"(?:your|the|an?|our)?\s*(?:system\s+)?administrators?",
+                r"(?:your|the)?\s*admins?",
+                r"(?:your|the)?\s*(?:ai\s+)?(?:developers?|development\s+team|dev\s+team)",
+                r"(?:your|the)?\s*(?:operators?|creators?|makers?|owners?)",
+                r"(?:the\s+)?(?:system|platform|security|safety|trust\s+and\s+safety)(?:\s+team)?",
+                r"(?:the\s+)?(?:openai|anthropic|google|microsoft|meta)(?:\s+team)?",
+                r"(?:the\s+)?(?:ai|model)\s+(?:provider|vendor|development\s+team|team)",
+                r"(?:vom|von\s+der|vom\s+|des|der)\s*(?:system\w*|administrator\w*|admin\w*|"
+                r"entwickler\w*|betreiber\w*)",
+                r"(?:de\s+l'|du\s+|de\s+la\s+|des\s+)\s*(?:système|administrat\w+|admin|"
+                r"développeur\w*|opérateur|équipe(?:\s+[\w']+){1,3})",
+                r"(?:del?\s+|de\s+la\s+)(?:sistema|administrador\w*|desarrollador\w*|operador|equipo"
+                r"(?:\s+[\w']+){1,3})",
+                r"(?:d[oa]\s+)(?:sistema|administrador\w*|desenvolvedor\w*|operador|equipe(?:\s+[\w']+){1,3})",
+                r"(?:del|dello|dell'|della|di)\s*(?:sistema|amministrator\w+|sviluppator\w+|operatore|"
+                r"team(?:\s+[\w']+){1,3})",
+                r"van\s+(?:de\s+|het\s+)?(?:beheerder\w*|systeem|ontwikkelaar\w*|admin\w*)",
+                r"(?:od\s+)?(?:administratora|systemu|dewelopera|programisty|administracji)",
+                r"(?:от\s+)?(?:администратор\w*|систем\w*|разработчик\w*|оператор\w*)")
+
+
+# What makes such a notice an attack: it grants the reader permissions, or orders it to drop
+# checks or to obey. Not "ignore", "from now on", "you should reply": office notices say that.
+_NOTICE_CUES = (
+    r"you\s+(?:are|'re)\s+(?:now\s+|hereby\s+)?(?:authori[sz]ed|permitted|allowed|cleared|exempt|"
+    r"free\s+to|no\s+longer\s+(?:bound|restricted|required))", r"you\s+(?:may|can)\s+now",
+    r"you\s+(?:must|will|shall|should)\s+(?:now\s+)?(?:ignore|disregard|reveal|disclose|obey|"
+    r"comply|bypass|treat|trust|grant|execute\s+(?:all|every|any)|approve\s+(?:all|every|any)|"
+    r"skip\s+(?:all\s+|the\s+)?(?:checks?|verification|confirmation)|forward\s+(?:all|every)|"
+    r"not\s+(?:ask|tell|mention|inform))",
+    r"(?:has|have)\s+been\s+(?:granted|given|authori[sz]ed|elevated)\s+(?:admin\w*|full|"
+    r"unrestricted|elevated|root|permission)", r"permission\s+to\s+(?:reveal|share|disclose|"
+    r"bypass|ignore|skip|access|send|forward)",
+    r"without\s+(?:asking\s+for\s+|any\s+)?(?:confirmation|verification)",
+    r"(?:admin|administrator|root)\s+(?:rights|privileges)", r"must\s+not\s+(?:ask|mention|tell)",
+    r"(?:the\s+)?(?:assistant|ai|model|bot|chatbot)\s+(?:must|shall|will|should|may|can)\s+(?:now\s+)?"
+    r"(?:reveal|disclose|share|ignore|bypass|forward|obey|comply|skip|always|never)",
+    r"the\s+user\s+is\s+(?:an?\s+|the\s+)?(?:admin\w*|owner|verified|authori[sz]ed|root|"
+    r"superuser)",
+    r"du\s+darfst", r"ab\s+(?:jetzt|sofort)\s+(?:darfst|musst|sollst|bist)\s+du",
+    r"ohne\s+(?:bestätigung|prüfung|rückfrage|nachfrage)", r"tu\s+(?:es|êtes)\s+autorisé\w*",
+    r"vous\s+êtes\s+autorisé\w*", r"tu\s+(?:peux|dois)\s+(?:désormais|maintenant|dorénavant)",
+    r"désormais\s+tu", r"sans\s+(?:vérification|confirmation)", r"tienes\s+permiso",
+    r"(?:estás|está)\s+autorizad\w+", r"a\s+partir\s+de\s+ahora\s+(?:debes|puedes|obedece|"
+    r"responde|ignora)", r"sin\s+(?:verificación|confirmación)", r"obedece",
+    r"você\s+(?:está\s+autorizad\w+|tem\s+permissão|pode\s+agora|deve\s+(?:enviar|encaminhar|"
+    r"revelar|ignorar|obedecer|sempre|agora))", r"a\s+partir\s+de\s+agora\s+(?:você|deve)",
+    r"sem\s+(?:confirmação|verificação)", r"sei\s+autorizzat\w+", r"hai\s+il\s+permesso",
+    r"puoi\s+ora", r"da\s+ora\s+in\s+poi\s+(?:devi|puoi)", r"senza\s+(?:conferma|verifica)",
+    r"je\s+mag\s+(?:vanaf\s+nu|nu)", r"vanaf\s+nu\s+(?:mag|moet)\s+je",
+    r"zonder\s+(?:bevestiging|controle)", r"od\s+teraz\s+(?:musisz|możesz)",
+    r"bez\s+(?:potwierdzenia|pytania|weryfikacji)", r"(?:masz|otrzymujesz)\s+uprawnienia",
+    r"теперь\s+ты\s+(?:должен|можешь|обязан)", r"(?:ты|вы)\s+(?:должен|должны|можешь|можете|"
+    r"обязан)\s+(?:теперь|отныне)", r"отныне", r"без\s+(?:проверки|подтверждения)")
+
+
+_NOTICE_START = r"(?:^|(?<=[\n>\[(【\"'.!?:;*]))[ \t]{0,8}(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?\Z"
+
+
+_HEADER_WORDS = (
+    r"system", r"system\s+(?:message|prompt|note|notice|update|instruction)",
+    r"developer(?:\s+(?:message|note|instruction))?",
+    r"admin(?:istrator)?(?:\s+(?:message|note|instruction|override))?",
+    r"new\s+instructions", r"systemnachricht", r"systemhinweis", r"systemmeldung",
+    r"entwicklernachricht", r"système", r"message\s+(?:système|du\s+système|du\s+développeur)",
+    r"sistema", r"mensaje\s+del\s+(?:sistema|desarrollador)",
+    r"mensagem\s+do\s+(?:sistema|desenvolvedor)",
+    r"messaggio\s+(?:di\s+sistema|dello\s+sviluppatore)", r"systeem", r"systeembericht",
+    r"wiadomość\s+systemowa", r"komunikat\s+systemowy", r"система", r"системное\s+сообщение",
+    r"сообщение\s+разработчика", r"system\s+override", r"admin\s+mode",
+    r"operator(?:\s+(?:message|note|instruction))?", r"ai\s+instructions",
+    r"assistant\s+instructions",
+    r"notice\s+to\s+(?:the\s+)?(?:ai|assistant)", r"systemanweisung", r"instruction\s+système",
+    r"instrucción\s+del\s+sistema", r"instrução\s+do\s+sistema", r"istruzione\s+di\s+sistema",
+    r"systeeminstructie", r"instrukcja\s+systemowa", r"системная\s+инструкция",
+)
+
+
+_HEADER_CUES = (
+    r"you", r"your", r"you're", r"must", r"always", r"never", r"from\s+now\s+on", r"ignore",
+    r"disregard", r"reveal", r"forward", r"answer", r"respond", r"assistant", r"ai", r"model",
+    r"rules?", r"restrictions?", r"safety", r"policy", r"instructions?", r"suspended",
+    r"disabled", r"unrestricted",
+    r"du", r"dein\w*", r"ab\s+sofort", r"richtlinien", r"regeln",
+    r"tu", r"tes", r"vous", r"règles", r"l'utilisateur", r"utilisateur",
+    r"debes", r"usted", r"reglas", r"usuario", r"restricciones",
+    r"você", r"deve", r"regras", r"usuário",
+    r"esegui", r"utente", r"regole", r"gebruiker", r"voer", r"regels",
+    r"użytkownik\w*", r"wykonuj", r"zasady",
+    r"ты", r"твой", r"правила", r"всегда", r"пользовател\w*",
+    # (A3) grants and dropped checks, without a "you"
+    r"the\s+user\s+is\s+(?:an?\s+|the\s+)?(?:admin\w*|owner|verified|authori[sz]ed|trusted|root|"
+    r"superuser)",
+    r"do\s+not\s+(?:ask\s+(?:the\s+user\s+)?for\s+(?:verification|confirmation|permission|"
+    r"approval)|verify|check\s+(?:identity|permissions?))",
+    r"(?:verification|confirmation)\s+(?:is\s+)?(?:not\s+required|not\s+needed|skipped)",
+)
+
+
+_ROLE_HEADER = (
+    _p(_HEADER_WORDS, r"[ \t]{0,3}(?:\*\*)?[ \t]{0,3}[:：][^\n]{0,160}?" + _B
+       + _falt(*_HEADER_CUES) + _E, before=_HEADING_START),
+    _p(("系统提示", "系统消息", "系统", "システムメッセージ", "システム"),
+       r"[ \t]{0,3}[:：][^\n]{0,80}?"
+       + _alt("用户", "请", "必须", "总是", "ユーザー", "してください", "必ず"),
+       word=False, before=r"(?:^|(?<=[\n>\[(\"'.!?:;*\s。]))\Z"),
+    _p((r"\[system\]", r"\(system\)", r"\[system\s+message\]", r"\[developer\]", r"\[admin\]",
+        r"\{system\}", r"<<system>>", "system override", r"<system_prompt>", r"<\|system\|>",
+        r"\[sistema\]", r"\[système\]", r"\[система\]"),
+       r"[^\n]{0,160}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
+    _p(("<system>", "<sys>", "<developer>", "<admin>"), r"[^<]{0,160}?" + _B
+       + _alt("you", "your", "must", "always", "never", "ignore", "reveal", "forward") + _E,
+       word=False),
+)
+
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-ROLE-TOKEN", "role_impersonation",
+          "Contains chat-template markers (such as <|im_start|>system, [INST] or "
+          "'### Instruction:') that imitate the structure of a model's own conversation.",
+          (_p((r"<\|",), r"\s*" + _alt("im_start", "im_end", "im_sep", "system", "user",
+                                       "assistant", "endoftext", "begin_of_text", "end_of_text",
+                                       "start_header_id", "end_header_id", "eot_id", "eom_id")
+              + r"\s*\|>", word=False),
+           _p((r"\[inst\]", r"\[/inst\]", "<<sys>>", "<</sys>>", "<start_of_turn>",
+               "<end_of_turn>"), word=False),
+           _p(("##",), r"#{0,2}[ \t]*" + _alt("instruction", "response", "system", "input",
+                                             "human", "assistant") + r"[ \t]*:",
+              word=False, before=r"(?:^|(?<=\n))[ \t]{0,3}\Z"),
+           # broadened (A3): more template markers and section headers of a conversation
+           _p(("#",), r"{1,6}[ \t]*(?:" + _ROLE_NAMES + r"(?:[ \t]+(?:prompt|message|instructions?|"
+              r"note|context|override))?[ \t]*[:：]|" + _STRONG_ROLE_NAMES
+              + r"[ \t]+(?:prompt|message|instructions|override)[ \t]*$)",
+              word=False, before=r"(?:^|(?<=\n))[ \t]{0,3}\Z"),
+           _p(("===", "---", r"\*\*\*", "<<<", ">>>"), r"[=*<>\[{ \t-]{0,20}"
+              + r"(?:begin\s+|start\s+(?:of\s+)?|new\s+)?" + _STRONG_ROLE_NAMES
+              + r"(?:[ \t]+(?:prompt|message|instructions?|note|override|mode))?"
+              + r"[ \t]*(?:[=*>\]}-][ \t=*>\]}-]{1,20}|:)", word=False),
+           _p((r"end\s+of\s+(?:the\s+)?(?:user\s+)?(?:input|prompt|message|document|query|"
+               r"context|conversation)",), r"[ .\t\n\]=*#-]{1,20}(?:begin|start|new|now|"
+              r"following\s+(?:are|is))?\s*(?:the\s+)?" + _ROLE_NAMES),
+           _p((r"<\|?",), r"\s*(?:im_start|start_of_turn)\|?>?\s*" + _ROLE_NAMES, word=False),
+           _p(("<system_", "</system_", "<developer_", "<assistant_", "<admin_"),
+              r"(?:prompt|message|instructions?|note)>", word=False),
+           _p((r"\[system\]\(#", r"\[assistant\]\(#", r"\[user\]\(#"), word=False))),
+    _Spec("PI-ROLE-HEADER", "role_impersonation",
+          "Poses as a system, developer or administrator message addressed to the AI.",
+          _ROLE_HEADER),
+    _Spec("PI-ROLE-NOTICE", "role_impersonation",
+          "Poses as a notice from the system, an administrator, the developers or the vendor "
+          "that gives the AI new permissions or orders.",
+          (_p(_NOTICE_NOUNS, r"\s+(?:(?:from|by)\s+)?" + _alt(*_AUTHORITIES)
+              + r"[ \t]*(?:[\]\)】]|\*\*)?[ \t]*(?:[:：—]|-{1,2}|(?<=[\]\)】]))"
+              + r"[^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES),
+              before=_NOTICE_START),
+           _p(("system", "admin", "administrator", "developer", "operator", "security",
+               "platform", "openai", "anthropic", "entwickler", "betreiber", "administrateur",
+               "administrador", "amministratore", "beheerder", "administratora"),
+              r"[\s-]{0,2}" + _alt(*_NOTICE_NOUNS)
+              + r"[ \t]*(?:[\]\)】]|\*\*)?[ \t]*(?:[:：—]|-{1,2}|(?<=[\]\)】]))"
+              + r"[^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), before=_NOTICE_START),
+           _p((r"\[",), r"[ \t]*" + _alt("system", "sistema", "système", "systeem", "система",
+                                         "admin", "administrator", "developer", "entwickler",
+                                         "systemnachricht", r"system\s+message")
+              + r"(?:[ \t]+(?:note|notice|message|update|instruction|alert|override|directive))?"
+              + r"[ \t]*\][^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), word=False),
+           _p(("系统", "管理员", "开发者", "システム", "管理者", "開発者", "運営"),
+              r"(?:から)?の?" + _alt("通知", "消息", "提示", "指令", "公告", "メッセージ", "指示",
+                                    "お知らせ")
+              + r"[】\]]?[^\n]{0,120}?" + _alt("你", "您", "必须", "从现在起", "今后", "无条件",
+                                                 "不受限制", "转发", "あなた", "今後", "制限なし",
+                                                 "必ず", "すべての質問", "すべての要求"),
+              word=False))),
+    _Spec("PI-ROLE-AUTHORITY", "role_impersonation",
+          "Claims to come from the AI's developer, vendor or administrator in order to gain "
+          "authority over it.",
+          (_p((r"\[",), r"\s*" + _alt("admin", "administrator", "system", "developer", "root",
+                                      "sudo")
+              + r"\s+" + _alt("override", "mode", "message", "command", "access") + r"\s*\]",
+              word=False),
+           _p(("official", "priority", "urgent", "message", "instruction", "notice", "update",
+               "directive", "order"),
+              r"(?:\s+(?:message|instruction|notice|update|directive|order))?"
+              r"\s+(?:comes\s+)?from\s+"
+              + _alt("anthropic", "openai", r"google\s+deepmind",
+                     r"the\s+(?:ai\s+)?(?:developers?|developer\s+team|platform\s+team|"
+                     r"system\s+administrators?|safety\s+team|security\s+team)",
+                     r"your\s+(?:developers?|creators?|operators?)") + _E
+              # (A3) addressed to the AI: "Notice from the developer team: the staging database
+              # is reset nightly" is an ordinary note
+              + r"(?=[^\n]{0,200}?(?<![^\W_])(?:you|your|you're|assistant|ai|model|bot|chatbot)"
+              r"(?![^\W_]))"),
+           _p(("i am",), r"\s+(?:your|the)\s+(?:developer|creator|administrator|admin|"
+              r"operator|owner|system\s+administrator)s?\b"),
+           _p(("as your",), r"\s+(?:developer|creator|administrator|admin|operator)s?,"
+              r"?\s+i\b"),
+           _p(("this",), r"\s+(?:instruction|message|request)\s+(?:comes|is)\s+"
+              r"(?:directly\s+)?from\s+(?:the\s+)?"
+              + _alt("developer", "admin", "system", "platform", "security") + r"\w*"))),
+    _Spec("PI-ROLE-TRANSCRIPT", "role_impersonation",
+          "Fakes a turn of the conversation (an assistant reply followed by a user turn) to put "
+          "words in the AI's mouth.",
+          (_p(("assistant", "ai", "bot", "model"),
+              r"[ \t]{0,3}:[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,2}[ \t]{0,8}"
+              + _alt("user", "human") + r"[ \t]{0,3}:", before=_LINE_START),
+           _p(("human", "user"), r"[ \t]{0,3}:[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,2}[ \t]{0,8}"
+              + _alt("assistant", "ai") + r"[ \t]{0,3}:[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,2}"
+              r"[ \t]{0,8}(?:human|user)[ \t]{0,3}:", before=_LINE_START),
+           # broadened (A3): a fake assistant turn that announces a lowered guard
+           _p(("assistant", "ai", "bot", "chatbot", "model", "gpt", "claude"),
+              r"[ \t]{0,3}(?:\([^)\n]{0,40}\)[ \t]{0,3})?:[^\n]{0,200}?" + _B
+              + r"(?:i(?:'ve|\s+have|'ll|\s+will|\s+am\s+going\s+to|\s+am\s+now|\s+now)\s+"
+              r"(?:now\s+)?"
+              + _alt(r"disabled?", r"turned\s+off", r"switched\s+off", r"skip\w*", r"bypass\w*",
+                     r"ignor\w*", r"reveal\w*", r"lift\w*", r"remov\w*", r"unlock\w*",
+                     r"grant\w*", r"approv\w*", r"forward\w*", r"shar\w*")
+              + r"|(?:from\s+now\s+on|going\s+forward|henceforth),?\s+i\s+(?:will\s+|'ll\s+)?"
+              + _alt("skip", "ignore", "bypass", "always", "never", "share", "send", "forward",
+                     "approve", "reveal", "answer")
+              + r"|i\s+(?:have\s+)?(?:verified|confirmed)\s+(?:that\s+)?the\s+user\s+is\s+"
+              r"(?:the\s+)?(?:owner|an?\s+admin\w*|authori[sz]ed|verified))" + _E,
+              before=_LINE_START))),
+)

@@ -1,0 +1,98 @@
+"""The rule language: what a rule is, what a verdict is, and the regex fragments and helpers every
+family's rules are written with."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str            # stable, shown to reviewers
+    category: str      # the attack family
+    explanation: str   # one plain-English sentence
+
+
+@dataclass(frozen=True)
+class Verdict:
+    flagged: bool
+    rules: tuple[str, ...]                   # ids of the rules that matched, sorted, unique
+    spans: tuple[tuple[int, int, str], ...]  # (start, end, rule_id) into the original text
+    version: str                             # == RULESET_VERSION
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One regex of a rule: a match starts at one of ``leads`` (each begins with a literal, its
+    anchor), continues with ``rest``; ``word``: the lead starts a word; ``before``: a regex that
+    must match the text right before the lead (ending in ``\\Z``); ``requires``: cheap words
+    of which a text must contain one for the part to be tried at all."""
+
+    leads: tuple[str, ...]
+    rest: str
+    word: bool
+    before: str | None
+    requires: tuple[str, ...]      # one of these must occur in the text (a word start, if a word)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """A rule and what it matches: regex parts or, for a check written in code, a description
+    of the check and its parameters (so a changed threshold changes the version too)."""
+
+    id: str
+    category: str
+    explanation: str
+    pattern: str | tuple[_Part, ...]
+
+
+def _alt(*words: str) -> str:
+    return "(?:" + "|".join(words) + ")"
+
+
+def _falt(*words: str) -> str:
+    """``_alt`` factored by first character (same language), for long lists: the regex
+    engine then tests a few branches per position instead of every word."""
+    groups: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for word in words:
+        first = word[:1]
+        if first.isalnum() and word[1:2] not in ("?", "*", "+", "{"):
+            groups.setdefault(first, []).append(word[1:])
+        else:
+            rest.append(word)
+    branches = [first + (_alt(*tails) if len(tails) > 1 else tails[0]) if any(tails)
+                else first + (_alt(*tails) if len(tails) > 1 else "")
+                for first, tails in groups.items()]
+    return _alt(*branches, *rest)
+
+
+# Reusable fragments. Gaps are bounded and do not cross a sentence end.
+_B = r"(?<![^\W_])"              # word start: no letter or digit right before
+
+
+_E = r"(?![^\W_])"               # word end
+
+
+_GAP = r"[^.!?\n]{0,40}?"
+
+
+_GAP20 = r"[^.!?\n]{0,20}?"
+
+
+_LONG = r"[^\n]{0,80}?"
+
+
+_CJK_GAP = r"[^。！？\n]{0,12}"
+
+
+def _p(leads: Iterable[str], rest: str = "", *, word: bool = True, before: str | None = None,
+       requires: Iterable[str] = ()) -> _Part:
+    return _Part(tuple(leads), rest, word, before, tuple(requires))
+
+
+_LINE_START = r"(?:^|(?<=\n))[ \t]{0,8}\Z"
+
+
+_HEADING_START = r"(?:^|(?<=[\n>\[(\"'.!?:;*]))[ \t]{0,8}(?:#{1,6}[ \t]*|\*\*)?\Z"
