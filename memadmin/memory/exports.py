@@ -47,13 +47,16 @@ COPY_CHUNK = 64 * 1024
 
 
 def may_export_workspace(user: Any, workspace: Workspace) -> bool:
-    """Admins and workspace-wide owners (both hold ``edit_memory`` workspace-wide)."""
-    return access.can(user, "edit_memory", workspace)
+    """Admins and workspace-wide owners (both hold ``export`` workspace-wide)."""
+    return access.can(user, "export", workspace)
 
 
 def resource_export_namespaces(user: Any, resource: Resource) -> list[Namespace]:
-    """The resource's namespaces whose content the user may read (owners: their own)."""
-    return list(access.content_namespaces(user, resource.workspace)
+    """The resource's namespaces the user may export: the ones they own (admins: all).
+
+    Reading content is not enough: viewers, operators and compliance staff export nothing.
+    """
+    return list(access.exportable_namespaces(user, resource.workspace)
                 .filter(resource=resource).order_by("slug"))
 
 
@@ -206,14 +209,16 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
 
 
 def export_downloadable(job: Job, user: Any) -> bool:
-    """Only the user who started it, a workspace admin or a superuser; never after expiry."""
+    """Only the user who started it, while they may still export every namespace in it, a
+    workspace admin or a superuser; never after expiry."""
     if job.kind != "memory_export" or not job.result_file or job.result_expires_at is None:
         return False
-    if job.result_expires_at <= timezone.now():
+    if job.result_expires_at <= timezone.now() or job.workspace is None:
         return False
-    if job.created_by_id == user.pk or user.is_superuser:
+    if user.is_superuser or access.can(user, "manage_workspace", job.workspace):
         return True
-    return job.workspace is not None and access.can(user, "manage_workspace", job.workspace)
+    return job.created_by_id == user.pk and access.may_export(
+        user, job.workspace, job.params.get("namespaces") or [])
 
 
 def expire_export_files(now: dt.datetime | None = None) -> int:

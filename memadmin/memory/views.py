@@ -408,7 +408,7 @@ def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
     The first page is fetched before the export is audited and before the response starts, so
     a provider that fails or times out at once gets a clear error page (and no audit event)
     instead of a broken 200 download."""
-    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    workspace, res, ns = _target(request, slug, resource, namespace, "export")
     form = forms.ItemFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse("invalid filters", status=400, content_type="text/plain")
@@ -573,10 +573,10 @@ def _export_target(request: AuthenticatedHttpRequest, workspace: Any, resource: 
     if namespace is None:
         namespaces = exports.resource_export_namespaces(request.user, res)
         if not namespaces:
-            raise PermissionDenied("you may read none of this resource's namespaces")
+            raise PermissionDenied("you own none of this resource's namespaces")
         return ({"kind": "resource", "id": str(res.pk), "label": res.slug}, namespaces, res,
                 None)
-    ns = access.get_namespace(request.user, res, namespace, "edit_memory")
+    ns = access.get_namespace(request.user, res, namespace, "export")
     return ({"kind": "namespace", "id": str(ns.pk), "label": f"{res.slug}/{ns.slug}"}, [ns],
             res, ns)
 

@@ -287,6 +287,8 @@ def resource_detail(request: AuthenticatedHttpRequest, slug: str, resource: str)
         **ws_context(request, workspace), "resource": obj,
         "namespaces": selectors.resource_namespaces(user=request.user, resource=obj),
         "can_manage": access.can(request.user, "manage_workspace", workspace),
+        "can_export": access.exportable_namespaces(request.user, workspace)
+                            .filter(resource=obj).exists(),
     })
 
 

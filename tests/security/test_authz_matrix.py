@@ -226,7 +226,8 @@ ROWS: dict[str, Row] = {
     "memory:item_lift": Row(ITEM, get=NOT_ALLOWED, post=gate(EDIT_NS, 302), data=LIFT),
     "memory:items_delete_matching": Row(NS, get=NOT_ALLOWED, post=gate(EDIT_NS, 200)),
     "memory:export_namespace": Row(NS, get=gate(EDIT_NS, 200), post=gate(EDIT_NS, 400)),
-    "memory:export_resource": Row(RES, get=gate(CONTENT_NS, 200), post=gate(CONTENT_NS, 400)),
+    # Export is an owner's power: reading content is not enough (issue 14 finding 1).
+    "memory:export_resource": Row(RES, get=gate(EDIT_NS, 200), post=gate(EDIT_NS, 400)),
     "memory:export_workspace": Row(WS, get=gate(EDIT, 200), post=gate(EDIT, 400)),
     "memory:export_download": Row(lambda w: {"slug": w.ws, "job_id": w.export_job},
                                   get=gate(ADMIN, 200, denied=404), post=NOT_ALLOWED),
