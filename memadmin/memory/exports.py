@@ -27,6 +27,7 @@ from django.utils import timezone
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
+from memadmin.lib import storage_names
 from memadmin.memory.services import filters_for_audit
 from memadmin.providers import contract as c
 from memadmin.providers import wire
@@ -98,7 +99,7 @@ def _groups(namespace_ids: Sequence[str]) -> list[tuple[ProviderConfig, list[Nam
 
 
 def _part_name(job: Job, config: ProviderConfig) -> str:
-    return f"exports/{job.pk}/{config.slug}.jsonl"
+    return storage_names.checked("export_part", f"exports/{job.pk}/{config.slug}.jsonl")
 
 
 def _replace(name: str, content: IO[bytes]) -> str:
@@ -149,7 +150,8 @@ def _manifest(job: Job, parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _assemble(job: Job, parts: list[dict[str, Any]], fmt: str) -> str:
     """The final file from the parts, by streaming copies (constant memory)."""
-    name = f"exports/{job.pk}.{'zip' if fmt == 'zip' else 'jsonl'}"
+    name = storage_names.checked("export_result",
+                                 f"exports/{job.pk}.{'zip' if fmt == 'zip' else 'jsonl'}")
     with tempfile.TemporaryFile() as tmp:
         if fmt == "zip":
             with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -164,7 +166,7 @@ def _assemble(job: Job, parts: list[dict[str, Any]], fmt: str) -> str:
                 with default_storage.open(part["part"], "rb") as src:
                     shutil.copyfileobj(src, tmp, COPY_CHUNK)
         tmp.seek(0)
-        return _replace(name, tmp)
+        return storage_names.checked("export_result", _replace(name, tmp))
 
 
 def run_export(ctx: JobContext) -> dict[str, Any]:
@@ -211,7 +213,9 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
 def export_downloadable(job: Job, user: Any) -> bool:
     """Only the user who started it, while they may still export every namespace in it, a
     workspace admin or a superuser; never after expiry."""
-    if job.kind != "memory_export" or not job.result_file or job.result_expires_at is None:
+    if job.kind != "memory_export" or job.result_expires_at is None:
+        return False
+    if not storage_names.matches("export_result", job.result_file):
         return False
     if job.result_expires_at <= timezone.now() or job.workspace is None:
         return False

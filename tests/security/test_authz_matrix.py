@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -338,10 +339,12 @@ def _build_world() -> World:
                                          target="https://hooks.example.com/x")
     metrics_token, _ = ws_services.metrics_token_mint(actor=SYSTEM, workspace=workspace,
                                                       name="prometheus")
-    path = default_storage.save("exports/matrix-export.jsonl", ContentFile(b"{}\n"))
+    export_id = uuid.uuid4()
+    path = default_storage.save(f"exports/{export_id}.jsonl", ContentFile(b"{}\n"))
     export_job = Job.objects.create(
-        kind="memory_export", workspace=workspace, created_by=users["ada"], state="running",
-        result_file=path, result_expires_at=timezone.now() + dt.timedelta(hours=1))
+        id=export_id, kind="memory_export", workspace=workspace, created_by=users["ada"],
+        state="running", result_file=path, params={"namespaces": [str(namespace.pk)]},
+        result_expires_at=timezone.now() + dt.timedelta(hours=1))
     verify_job = Job.objects.create(kind="audit_verify_chain", workspace=workspace,
                                     created_by=users["carl"], state="queued")
     built = World(ws=workspace.slug, resource=resource.slug, namespace=namespace.slug,
