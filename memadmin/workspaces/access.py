@@ -144,13 +144,18 @@ def exportable_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespac
     return owned_namespaces(user, workspace)
 
 
-def may_export(user: User, workspace: Workspace, namespace_ids: Iterable[Any]) -> bool:
-    """Whether the user may still export every one of these namespaces (one query)."""
+def owns_every(user: User, workspace: Workspace, namespace_ids: Iterable[Any]) -> bool:
+    """Whether the user still owns every one of these namespaces of the workspace (one query;
+    an id of another workspace or of a deleted namespace counts as not owned)."""
     wanted = {str(pk) for pk in namespace_ids}
     if not user.is_authenticated or not user.is_active:
         return False
-    owned = exportable_namespaces(user, workspace).filter(pk__in=wanted).count()
-    return owned == len(wanted)
+    return owned_namespaces(user, workspace).filter(pk__in=wanted).count() == len(wanted)
+
+
+def may_export(user: User, workspace: Workspace, namespace_ids: Iterable[Any]) -> bool:
+    """Whether the user may still export every one of these namespaces."""
+    return owns_every(user, workspace, namespace_ids)
 
 
 def content_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:
