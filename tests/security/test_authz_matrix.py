@@ -106,6 +106,7 @@ class World:
     member: str = "vic"
     allow: int = 0
     subject_request: str = ""
+    setting_change: str = ""
 
 
 Kwargs = Callable[[World], dict[str, Any]]
@@ -133,6 +134,10 @@ def PROV(w: World) -> dict[str, Any]:  # noqa: N802
 
 def SUBJECT_REQUEST(w: World) -> dict[str, Any]:  # noqa: N802
     return {"slug": w.ws, "request_id": w.subject_request}
+
+
+def SETTING_CHANGE(w: World) -> dict[str, Any]:  # noqa: N802
+    return {"slug": w.ws, "change_id": w.setting_change}
 
 
 def NONE(w: World) -> dict[str, Any]:  # noqa: N802
@@ -167,6 +172,11 @@ ROWS: dict[str, Row] = {
     "workspaces:list": Row(NONE, get=gate(VIEW, 200) | {"mallory": 200}, post=NOT_ALLOWED),
     "workspaces:home": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "workspaces:settings": Row(WS, get=gate(ADMIN, 200), post=gate(ADMIN, 400)),
+    # The pending change was asked by ada: she may withdraw it, not confirm it (four eyes).
+    "workspaces:setting_change_confirm": Row(SETTING_CHANGE, get=NOT_ALLOWED,
+                                             post=gate(ADMIN, 302) | {"ada": 403}),
+    "workspaces:setting_change_cancel": Row(SETTING_CHANGE, get=NOT_ALLOWED,
+                                            post=gate(ADMIN, 302)),
     "workspaces:credential_mint": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
     "workspaces:credential_revoke": Row(lambda w: {"slug": w.ws, "credential_id": w.credential},
                                         get=NOT_ALLOWED, post=gate(ADMIN, 302)),
@@ -365,6 +375,9 @@ def _build_world() -> World:
     subject_request_submit(actor=Actor.of(users["carl"]), request=request)
     subject_request_deny(actor=Actor.of(users["ada"]), request=request, reason="not verified")
     built.subject_request = str(request.pk)
+    built.setting_change = str(ws_services.workspace_setting_change_request(
+        actor=Actor.of(users["ada"]), workspace=workspace, setting="four_eyes_erasure",
+        value=False).pk)
     return built
 
 
