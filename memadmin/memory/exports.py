@@ -26,6 +26,7 @@ from django.utils import timezone
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
+from memadmin.lib import storage_names
 from memadmin.lib.files import storage_replace as _replace
 from memadmin.memory.services import filters_for_audit
 from memadmin.providers import contract as c
@@ -47,13 +48,16 @@ COPY_CHUNK = 64 * 1024
 
 
 def may_export_workspace(user: Any, workspace: Workspace) -> bool:
-    """Admins and workspace-wide owners (both hold ``edit_memory`` workspace-wide)."""
-    return access.can(user, "edit_memory", workspace)
+    """Admins and workspace-wide owners (both hold ``export`` workspace-wide)."""
+    return access.can(user, "export", workspace)
 
 
 def resource_export_namespaces(user: Any, resource: Resource) -> list[Namespace]:
-    """The resource's namespaces whose content the user may read (owners: their own)."""
-    return list(access.content_namespaces(user, resource.workspace)
+    """The resource's namespaces the user may export: the ones they own (admins: all).
+
+    Reading content is not enough: viewers, operators and compliance staff export nothing.
+    """
+    return list(access.exportable_namespaces(user, resource.workspace)
                 .filter(resource=resource).order_by("slug"))
 
 
@@ -95,7 +99,7 @@ def _groups(namespace_ids: Sequence[str]) -> list[tuple[ProviderConfig, list[Nam
 
 
 def _part_name(job: Job, config: ProviderConfig) -> str:
-    return f"exports/{job.pk}/{config.slug}.jsonl"
+    return storage_names.checked("export_part", f"exports/{job.pk}/{config.slug}.jsonl")
 
 
 def _write_part(ctx: JobContext, config: ProviderConfig, namespaces: list[Namespace],
@@ -140,7 +144,8 @@ def _manifest(job: Job, parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _assemble(job: Job, parts: list[dict[str, Any]], fmt: str) -> str:
     """The final file from the parts, by streaming copies (constant memory)."""
-    name = f"exports/{job.pk}.{'zip' if fmt == 'zip' else 'jsonl'}"
+    name = storage_names.checked("export_result",
+                                 f"exports/{job.pk}.{'zip' if fmt == 'zip' else 'jsonl'}")
     with tempfile.TemporaryFile() as tmp:
         if fmt == "zip":
             with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
@@ -155,7 +160,7 @@ def _assemble(job: Job, parts: list[dict[str, Any]], fmt: str) -> str:
                 with default_storage.open(part["part"], "rb") as src:
                     shutil.copyfileobj(src, tmp, COPY_CHUNK)
         tmp.seek(0)
-        return _replace(name, tmp)
+        return storage_names.checked("export_result", _replace(name, tmp))
 
 
 def run_export(ctx: JobContext) -> dict[str, Any]:
@@ -200,14 +205,18 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
 
 
 def export_downloadable(job: Job, user: Any) -> bool:
-    """Only the user who started it, a workspace admin or a superuser; never after expiry."""
-    if job.kind != "memory_export" or not job.result_file or job.result_expires_at is None:
+    """Only the user who started it, while they may still export every namespace in it, a
+    workspace admin or a superuser; never after expiry."""
+    if job.kind != "memory_export" or job.result_expires_at is None:
         return False
-    if job.result_expires_at <= timezone.now():
+    if not storage_names.matches("export_result", job.result_file):
         return False
-    if job.created_by_id == user.pk or user.is_superuser:
+    if job.result_expires_at <= timezone.now() or job.workspace is None:
+        return False
+    if user.is_superuser or access.can(user, "manage_workspace", job.workspace):
         return True
-    return job.workspace is not None and access.can(user, "manage_workspace", job.workspace)
+    return job.created_by_id == user.pk and access.may_export(
+        user, job.workspace, job.params.get("namespaces") or [])
 
 
 def expire_export_files(now: dt.datetime | None = None) -> int:

@@ -33,6 +33,7 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr.models import Tombstone
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
+from memadmin.lib import storage_names
 from memadmin.lib.keys import subject_hashes_all_keys
 from memadmin.memory.models import Freeze
 from memadmin.providers import contract as c
@@ -312,7 +313,8 @@ def upload_store(stream: IO[bytes]) -> str:
     from django.core.files import File
 
     stream.seek(0)
-    return default_storage.save(f"{UPLOAD_DIR}/{uuid.uuid4()}.upload", File(stream))
+    name = default_storage.save(f"{UPLOAD_DIR}/{uuid.uuid4()}.upload", File(stream))
+    return storage_names.checked("import_upload", name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -338,7 +340,7 @@ def upload_from_token(token: str, *, user: Any) -> Upload | None:
     if not isinstance(data, dict) or data.get("user") != user.pk:
         return None
     name = str(data.get("file", ""))
-    if not name.startswith(f"{UPLOAD_DIR}/") or not default_storage.exists(name):
+    if not storage_names.matches("import_upload", name) or not default_storage.exists(name):
         return None
     return Upload(name=name, namespace=str(data.get("ns")), total=int(data.get("total", 0)))
 
@@ -431,7 +433,8 @@ def run_import(ctx: JobContext) -> dict[str, Any]:
             ctx.save_progress(done=sum(counts.values()), checkpoint=state)
         pending.clear()
 
-    with default_storage.open(job.params["upload"], "rb") as stream:
+    upload = storage_names.checked("import_upload", job.params.get("upload"))
+    with default_storage.open(upload, "rb") as stream:
         for entry in read_entries(stream):
             reason, key = checker.refusal(entry)  # also replays the duplicate check
             if entry.line <= state["line"]:
@@ -454,5 +457,5 @@ def run_import(ctx: JobContext) -> dict[str, Any]:
             data={"job": str(job.pk), **{k: report[k] for k in
                                          ("created", "changed", "unchanged", "refused")},
                   "reasons": state["reasons"]})
-    default_storage.delete(job.params["upload"])
+    default_storage.delete(upload)
     return report

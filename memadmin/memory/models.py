@@ -82,10 +82,17 @@ class MemoryRevision(models.Model):
     bytes = models.PositiveIntegerField()
     actor = models.CharField(max_length=200)
     created_at = models.DateTimeField()
+    # The item's quarantine state while this was its content: a withheld version stays
+    # withheld in revision lists and diffs after the item moves on.
+    quarantine_state = models.CharField(
+        max_length=10, default="clear", choices=[(s, s) for s in QUARANTINE_STATES]
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["item", "revision"], name="memoryrevision_unique"),
+            models.CheckConstraint(condition=models.Q(quarantine_state__in=QUARANTINE_STATES),
+                                   name="memoryrevision_quarantine_state"),
         ]
 
 

@@ -57,6 +57,34 @@ class DiffLine:
     text: str
 
 
+#: Quarantine states whose content pages, diffs, fragments and files never carry (the review
+#: queue alone shows it).
+WITHHELD_STATES = frozenset({"pending"})
+
+
+def shown_item(item: c.Item) -> c.Item:
+    """The item as a page may show it: a quarantined version's content is left out."""
+    return dataclasses.replace(item, content="") if item.quarantine in WITHHELD_STATES else item
+
+
+def shown_items(items: list[c.Item]) -> list[c.Item]:
+    return [shown_item(item) for item in items]
+
+
+def shown_detail(detail: c.ItemDetail) -> tuple[c.ItemDetail, frozenset[int]]:
+    """The item and its revisions as a page may show them, and the revision numbers withheld
+    (their content left out): every version that was quarantined, and the current one while
+    the item is (a remote provider may not say per revision)."""
+    item = shown_item(detail.item)
+    withheld = frozenset(
+        r.revision for r in detail.revisions
+        if r.quarantine in WITHHELD_STATES
+        or (r.revision == item.revision and item.quarantine in WITHHELD_STATES))
+    revisions = [dataclasses.replace(r, content="") if r.revision in withheld else r
+                 for r in detail.revisions]
+    return c.ItemDetail(item=item, revisions=revisions), withheld
+
+
 def revision_diff(old: str, new: str) -> list[DiffLine]:
     """A line diff for display (escaped by the template like any content)."""
     lines = []

@@ -433,6 +433,7 @@ class LocalProvider(c.Provider):
         MemoryRevision.objects.create(
             item=item, revision=item.revision, content=item.content, bytes=item.bytes,
             actor=item.updated_by, created_at=item.updated_at,
+            quarantine_state=item.quarantine_state,
         )
         delta = size - item.bytes
         item.content, item.bytes, item.revision = new_content, size, item.revision + 1
@@ -765,12 +766,13 @@ class LocalProvider(c.Provider):
             frozen = row.item_frozen or bool(self._frozen_namespaces([row.namespace]))
             revisions = [
                 c.Revision(revision=r.revision, content=r.content, bytes=r.bytes, actor=r.actor,
-                           created_at=r.created_at)
+                           created_at=r.created_at, quarantine=r.quarantine_state)
                 for r in row.revisions.order_by("revision")
             ]
             revisions.append(c.Revision(revision=row.revision, content=row.content,
                                         bytes=row.bytes, actor=row.updated_by,
-                                        created_at=row.updated_at))
+                                        created_at=row.updated_at,
+                                        quarantine=row.quarantine_state))
             return c.ItemDetail(item=_to_item(row, frozen), revisions=revisions)
 
     def recall(

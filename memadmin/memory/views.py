@@ -3,6 +3,7 @@ agent tokens (owners mint them for the namespaces they own)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from collections.abc import Iterator
@@ -163,6 +164,8 @@ def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
         except c.ProviderError as exc:
             error, status = _provider_error_text(exc), 400 if isinstance(
                 exc, c.InvalidRequest) else 503
+    if page is not None:
+        page = dataclasses.replace(page, items=selectors.shown_items(page.items))
     template = "memory/items.html#rows" if request.htmx and page else "memory/items.html"
     return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, form=form, page=page, error=error,
@@ -176,17 +179,23 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
                     detail: c.ItemDetail, **extra: Any) -> dict[str, Any]:
     from memadmin.quarantine.models import QuarantineEntry
 
+    detail, withheld = selectors.shown_detail(detail)
     revisions = {r.revision: r for r in detail.revisions}
-    diff = None
+    diff, diff_withheld = None, False
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
     if _whole(a) in revisions and _whole(b) in revisions:
-        diff = selectors.revision_diff(revisions[int(a)].content, revisions[int(b)].content)
+        if withheld & {int(a), int(b)}:
+            diff_withheld = True  # a quarantined version is compared only in the review queue
+        else:
+            diff = selectors.revision_diff(revisions[int(a)].content,
+                                           revisions[int(b)].content)
     quarantine = (QuarantineEntry.objects.filter(provider=res.provider, item_ref=detail.item.id,
                                                  state="pending").first()
                   if detail.item.quarantine == "pending" else None)
     return ws_context(
         request, workspace, resource=res, namespace=ns, detail=detail, item=detail.item,
         revisions=list(reversed(detail.revisions)), diff=diff, diff_a=a, diff_b=b,
+        diff_withheld=diff_withheld, withheld=withheld,
         quarantine=quarantine, freezes=selectors.active_freezes(res, ns, detail.item.id),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
         can_hold=access.can(request.user, "legal_hold", workspace), **extra)
@@ -238,7 +247,7 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
             except c.Conflict:
                 # Show theirs beside yours and let the next save target the current revision.
                 detail = provider.get_item(item_id, scope=scope, deadline=deadline)
-                conflict = detail.item
+                conflict = selectors.shown_item(detail.item)
                 data = request.POST.copy()
                 data["expected_revision"] = str(detail.item.revision)
                 form = forms.ItemEditForm(data)
@@ -400,7 +409,7 @@ def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
     The first page is fetched before the export is audited and before the response starts, so
     a provider that fails or times out at once gets a clear error page (and no audit event)
     instead of a broken 200 download."""
-    workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    workspace, res, ns = _target(request, slug, resource, namespace, "export")
     form = forms.ItemFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse("invalid filters", status=400, content_type="text/plain")
@@ -493,7 +502,7 @@ def search(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     rows = []
     for group in results or []:
         rows.append((group, [(item, selectors.namespace_of(item, namespaces))
-                             for item in group.items]))
+                             for item in selectors.shown_items(group.items)]))
     return render(request, "memory/search.html", ws_context(
         request, workspace, form=form, groups=rows, searched=results is not None,
         tab="search"), status=400 if form.errors else 200)
@@ -563,10 +572,10 @@ def _export_target(request: AuthenticatedHttpRequest, workspace: Any, resource: 
     if namespace is None:
         namespaces = exports.resource_export_namespaces(request.user, res)
         if not namespaces:
-            raise PermissionDenied("you may read none of this resource's namespaces")
+            raise PermissionDenied("you own none of this resource's namespaces")
         return ({"kind": "resource", "id": str(res.pk), "label": res.slug}, namespaces, res,
                 None)
-    ns = access.get_namespace(request.user, res, namespace, "edit_memory")
+    ns = access.get_namespace(request.user, res, namespace, "export")
     return ({"kind": "namespace", "id": str(ns.pk), "label": f"{res.slug}/{ns.slug}"}, [ns],
             res, ns)
 

@@ -279,6 +279,8 @@ class Revision:
     bytes: int
     actor: str
     created_at: dt.datetime
+    #: The quarantine state this version had (``pending``: withheld everywhere but review).
+    quarantine: str = "clear"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -98,7 +98,7 @@ def item_to_wire(item: c.Item) -> dict[str, Any]:
 
 def revision_to_wire(rev: c.Revision) -> dict[str, Any]:
     return {"revision": rev.revision, "content": rev.content, "bytes": rev.bytes,
-            "actor": rev.actor, "createdAt": iso(rev.created_at)}
+            "actor": rev.actor, "createdAt": iso(rev.created_at), "quarantine": rev.quarantine}
 
 
 def recall_to_wire(result: c.RecallResult) -> dict[str, Any]:
@@ -214,7 +214,15 @@ def revision_from_wire(data: Any) -> c.Revision:
     data = obj(data, "revision")
     return c.Revision(revision=field(data, "revision", int), content=field(data, "content", str),
                       bytes=field(data, "bytes", int), actor=field(data, "actor", str),
-                      created_at=parse_time(data.get("createdAt"), "createdAt"))
+                      created_at=parse_time(data.get("createdAt"), "createdAt"),
+                      quarantine=_revision_quarantine(data))
+
+
+def _revision_quarantine(data: dict[str, Any]) -> str:
+    state = field(data, "quarantine", str, required=False, default="clear")
+    if state not in c.QUARANTINE_STATES:
+        raise c.InvalidRequest(f"unknown quarantine state {state!r}")
+    return state
 
 
 def page_from_wire(data: Any) -> c.ItemPage:

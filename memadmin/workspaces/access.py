@@ -39,6 +39,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "manage_providers": frozenset({"operator", "admin"}),
     "run_health_checks": frozenset({"operator", "admin"}),
     "edit_memory": frozenset({"admin"}),
+    # Export is an owner's power (the roles table): reading content is not enough.
+    "export": frozenset({"admin"}),
     "review_quarantine": frozenset({"compliance", "admin"}),
     "legal_hold": frozenset({"compliance", "admin"}),
     "subject_requests": frozenset({"compliance", "admin"}),
@@ -49,7 +51,7 @@ CAPABILITIES: dict[str, frozenset[str]] = {
 #: Workspace roles that own every namespace of the workspace (an admin has all owner powers).
 OWNING_ROLES = frozenset({"owner", "admin"})
 #: Capabilities an owner has in the namespaces they own.
-OWNER_CAPABILITIES = frozenset({"view", "view_content", "edit_memory"})
+OWNER_CAPABILITIES = frozenset({"view", "view_content", "edit_memory", "export"})
 
 
 def _codename(role: str) -> str:
@@ -135,6 +137,25 @@ def owned_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:
     if user.is_superuser or OWNING_ROLES & workspace_roles(user, workspace):
         return base
     return base.filter(_owned_namespace_filter(user))
+
+
+def exportable_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:
+    """Namespaces the user may export: the ones they own (an admin owns every one)."""
+    return owned_namespaces(user, workspace)
+
+
+def owns_every(user: User, workspace: Workspace, namespace_ids: Iterable[Any]) -> bool:
+    """Whether the user still owns every one of these namespaces of the workspace (one query;
+    an id of another workspace or of a deleted namespace counts as not owned)."""
+    wanted = {str(pk) for pk in namespace_ids}
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return owned_namespaces(user, workspace).filter(pk__in=wanted).count() == len(wanted)
+
+
+def may_export(user: User, workspace: Workspace, namespace_ids: Iterable[Any]) -> bool:
+    """Whether the user may still export every one of these namespaces."""
+    return owns_every(user, workspace, namespace_ids)
 
 
 def content_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:

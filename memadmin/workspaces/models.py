@@ -220,3 +220,41 @@ class AlertTarget(models.Model):
         except ValidationError:
             what = "an http(s) URL" if self.kind == "webhook" else "an email address"
             raise ValidationError({"target": f"Enter {what}."}) from None
+
+
+class WorkspaceSettingChange(models.Model):
+    """A settings change that needs a second admin: one admin asks, another confirms.
+
+    Only loosening four-eyes erasure goes this way; it applies when confirmed. At most one
+    pending change per setting and workspace.
+    """
+
+    SETTINGS = ("four_eyes_erasure",)
+    STATE_CHOICES = [("pending", "Pending"), ("confirmed", "Confirmed"),
+                     ("cancelled", "Cancelled")]
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
+                                  related_name="setting_changes")
+    setting = models.CharField(max_length=40)
+    value = models.JSONField()
+    state = models.CharField(max_length=10, choices=STATE_CHOICES, default="pending")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    requested_by_label = models.CharField(max_length=200)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(setting__in=["four_eyes_erasure"]),
+                                   name="setting_change_setting"),
+            models.CheckConstraint(
+                condition=models.Q(state__in=["pending", "confirmed", "cancelled"]),
+                name="setting_change_state"),
+            models.UniqueConstraint(fields=["workspace", "setting"],
+                                    condition=models.Q(state="pending"),
+                                    name="setting_change_one_pending"),
+        ]

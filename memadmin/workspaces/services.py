@@ -12,7 +12,13 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers.models import ProviderConfig
-from memadmin.workspaces.models import Namespace, Resource, Workspace, derive_partition_key
+from memadmin.workspaces.models import (
+    Namespace,
+    Resource,
+    Workspace,
+    WorkspaceSettingChange,
+    derive_partition_key,
+)
 
 WORKSPACE_SETTINGS = ("four_eyes_erasure", "subject_request_due_days", "health_retention_days")
 RESOURCE_EDITABLE = ("description", "max_bytes", "item_max_bytes", "tools")
@@ -30,13 +36,101 @@ def workspace_create(*, actor: Actor, slug: str, name: str, **options: Any) -> W
     return workspace
 
 
+def _loosens_four_eyes(workspace: Workspace, changes: dict[str, Any]) -> bool:
+    return workspace.four_eyes_erasure and changes.get("four_eyes_erasure", True) is False
+
+
 @transaction.atomic
 def workspace_update_settings(*, actor: Actor, workspace: Workspace, **changes: Any) -> Workspace:
+    """Apply settings at once; switching four-eyes erasure off is refused here (it needs a
+    second admin: ``workspace_setting_change_request`` then ``..._confirm``)."""
+    if _loosens_four_eyes(workspace, changes):
+        raise ValidationError({"four_eyes_erasure": "Switching four-eyes erasure off needs a "
+                                                    "second admin's confirmation."})
     before = apply_changes(workspace, changes, WORKSPACE_SETTINGS, label="not workspace settings")
     audit_event_create(workspace=workspace, actor=actor, action="workspace.settings",
                        target_type="workspace", target_id=workspace.pk,
                        data={"before": before, "after": changes})
     return workspace
+
+
+def workspace_setting_change_request(*, actor: Actor, workspace: Workspace, setting: str,
+                                     value: Any) -> WorkspaceSettingChange:
+    """Ask for a change another admin must confirm (the setting is unchanged meanwhile). A
+    change already pending for the setting is kept, not doubled. Audited."""
+    if setting not in WorkspaceSettingChange.SETTINGS:
+        raise ValidationError(f"{setting} does not need a second admin")
+    with transaction.atomic():
+        Workspace.objects.select_for_update().filter(pk=workspace.pk).first()
+        pending = WorkspaceSettingChange.objects.filter(workspace=workspace, setting=setting,
+                                                        state="pending").first()
+        if pending is not None:
+            return pending
+        change = WorkspaceSettingChange.objects.create(
+            workspace=workspace, setting=setting, value=value, requested_by=actor.user,
+            requested_by_label=actor.label[:200])
+        audit_event_create(workspace=workspace, actor=actor,
+                           action="workspace.settings.change_requested",
+                           target_type="setting_change", target_id=change.pk,
+                           data={"setting": setting, "value": value})
+    return change
+
+
+class SettingChangeError(ValidationError):
+    """A confirmation or cancellation that is refused; ``conflict`` when already decided."""
+
+    def __init__(self, message: str, *, conflict: bool = False) -> None:
+        super().__init__(message)
+        self.message, self.conflict = message, conflict
+
+
+def _decide(actor: Actor, change: WorkspaceSettingChange) -> WorkspaceSettingChange:
+    locked = WorkspaceSettingChange.objects.select_for_update().get(pk=change.pk)
+    if locked.state != "pending":
+        raise SettingChangeError(f"This change is already {locked.state}.", conflict=True)
+    return locked
+
+
+def workspace_setting_change_confirm(*, actor: Actor,
+                                     change: WorkspaceSettingChange) -> WorkspaceSettingChange:
+    """Another admin confirms: the setting changes now. The requester cannot confirm their
+    own change (the caller has checked that the actor is an admin of the workspace)."""
+    from django.utils import timezone
+
+    with transaction.atomic():
+        change = _decide(actor, change)
+        if actor.user is None or change.requested_by_id == actor.user.pk:
+            raise SettingChangeError("Another admin must confirm this change (four eyes).")
+        workspace = Workspace.objects.select_for_update().get(pk=change.workspace_id)
+        before = apply_changes(workspace, {change.setting: change.value}, WORKSPACE_SETTINGS)
+        change.state, change.decided_by, change.decided_at = "confirmed", actor.user, \
+            timezone.now()
+        change.save(update_fields=["state", "decided_by", "decided_at"])
+        audit_event_create(workspace=workspace, actor=actor,
+                           action="workspace.settings.change_confirmed",
+                           target_type="setting_change", target_id=change.pk,
+                           data={"setting": change.setting, "before": before,
+                                 "after": {change.setting: change.value},
+                                 "requested_by": change.requested_by_label})
+    return change
+
+
+def workspace_setting_change_cancel(*, actor: Actor,
+                                    change: WorkspaceSettingChange) -> WorkspaceSettingChange:
+    """Any admin (the requester too) withdraws a pending change; the setting stays. Audited."""
+    from django.utils import timezone
+
+    with transaction.atomic():
+        change = _decide(actor, change)
+        change.state, change.decided_by, change.decided_at = "cancelled", actor.user, \
+            timezone.now()
+        change.save(update_fields=["state", "decided_by", "decided_at"])
+        audit_event_create(workspace=change.workspace, actor=actor,
+                           action="workspace.settings.change_cancelled",
+                           target_type="setting_change", target_id=change.pk,
+                           data={"setting": change.setting,
+                                 "requested_by": change.requested_by_label})
+    return change
 
 
 @transaction.atomic

@@ -8,7 +8,7 @@ from uuid import UUID
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -82,7 +82,9 @@ def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any,
         alert_form=alert_form or forms.AlertTargetForm(),
         metrics_tokens=list(MetricsToken.objects.filter(workspace=workspace)
                             .order_by("-created_at")),
-        metrics_secret=metrics_secret), status=status)
+        metrics_secret=metrics_secret, pending_changes=list(
+            workspace.setting_changes.filter(state="pending").order_by("requested_at"))),
+        status=status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -95,12 +97,59 @@ def workspace_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpResp
             return _settings_page(request, workspace, form, status=400)
         changes = {f: form.cleaned_data[f] for f in form.changed_data}
         workspace.refresh_from_db()
+        asked = workspace.four_eyes_erasure and changes.get("four_eyes_erasure") is False
+        if asked:
+            # Loosening four eyes waits for a second admin; the rest is saved now.
+            del changes["four_eyes_erasure"]
         if changes and _apply(form, lambda: services.workspace_update_settings(
                 actor=Actor.of(request.user), workspace=workspace, **changes)) is None:
             return _settings_page(request, workspace, form, status=400)
+        if asked:
+            services.workspace_setting_change_request(
+                actor=Actor.of(request.user), workspace=workspace,
+                setting="four_eyes_erasure", value=False)
+            messages.info(request, "Switching four-eyes erasure off waits for another admin's "
+                                   "confirmation; until then erasures still need approval.")
         messages.success(request, "Settings saved.")
         return redirect("workspaces:settings", workspace.slug)
     return _settings_page(request, workspace, form)
+
+
+def _setting_change(request: AuthenticatedHttpRequest, slug: str, change_id: UUID) -> Any:
+    from memadmin.workspaces.models import WorkspaceSettingChange
+
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    return _in_workspace(WorkspaceSettingChange, workspace, change_id)
+
+
+def _decided(request: AuthenticatedHttpRequest, slug: str, call: Any,
+             done: str) -> HttpResponse:
+    try:
+        call()
+    except services.SettingChangeError as exc:
+        if exc.conflict:
+            return HttpResponse(exc.message, status=409, content_type="text/plain")
+        raise PermissionDenied(exc.message) from None
+    messages.success(request, done)
+    return redirect("workspaces:settings", slug)
+
+
+@require_POST
+@login_required
+def setting_change_confirm(request: AuthenticatedHttpRequest, slug: str,
+                           change_id: UUID) -> HttpResponse:
+    change = _setting_change(request, slug, change_id)
+    return _decided(request, slug, lambda: services.workspace_setting_change_confirm(
+        actor=Actor.of(request.user), change=change), "Confirmed: the change applies now.")
+
+
+@require_POST
+@login_required
+def setting_change_cancel(request: AuthenticatedHttpRequest, slug: str,
+                          change_id: UUID) -> HttpResponse:
+    change = _setting_change(request, slug, change_id)
+    return _decided(request, slug, lambda: services.workspace_setting_change_cancel(
+        actor=Actor.of(request.user), change=change), "The pending change was withdrawn.")
 
 
 @require_POST
@@ -277,6 +326,8 @@ def resource_detail(request: AuthenticatedHttpRequest, slug: str, resource: str)
         **ws_context(request, workspace), "resource": obj,
         "namespaces": selectors.resource_namespaces(user=request.user, resource=obj),
         "can_manage": access.can(request.user, "manage_workspace", workspace),
+        "can_export": access.exportable_namespaces(request.user, workspace)
+                            .filter(resource=obj).exists(),
     })
 
 

@@ -514,7 +514,8 @@ NO_INPUT: dict[str, str] = {
         "workspaces:resource_delete", "workspaces:namespace_delete",
         "workspaces:namespace_recount", "providers:delete", "providers:test",
         "providers:check_now", "jobs:cancel", "memory:export_download",
-        "quarantine:allowed_remove",
+        "quarantine:allowed_remove", "workspaces:setting_change_confirm",
+        "workspaces:setting_change_cancel",
     )
 }
 NO_INPUT.update({

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -105,6 +106,7 @@ class World:
     member: str = "vic"
     allow: str = ""
     subject_request: str = ""
+    setting_change: str = ""
 
 
 Kwargs = Callable[[World], dict[str, Any]]
@@ -132,6 +134,10 @@ def PROV(w: World) -> dict[str, Any]:  # noqa: N802
 
 def SUBJECT_REQUEST(w: World) -> dict[str, Any]:  # noqa: N802
     return {"slug": w.ws, "request_id": w.subject_request}
+
+
+def SETTING_CHANGE(w: World) -> dict[str, Any]:  # noqa: N802
+    return {"slug": w.ws, "change_id": w.setting_change}
 
 
 def NONE(w: World) -> dict[str, Any]:  # noqa: N802
@@ -166,6 +172,11 @@ ROWS: dict[str, Row] = {
     "workspaces:list": Row(NONE, get=gate(VIEW, 200) | {"mallory": 200}, post=NOT_ALLOWED),
     "workspaces:home": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "workspaces:settings": Row(WS, get=gate(ADMIN, 200), post=gate(ADMIN, 400)),
+    # The pending change was asked by ada: she may withdraw it, not confirm it (four eyes).
+    "workspaces:setting_change_confirm": Row(SETTING_CHANGE, get=NOT_ALLOWED,
+                                             post=gate(ADMIN, 302) | {"ada": 403}),
+    "workspaces:setting_change_cancel": Row(SETTING_CHANGE, get=NOT_ALLOWED,
+                                            post=gate(ADMIN, 302)),
     "workspaces:credential_mint": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
     "workspaces:credential_revoke": Row(lambda w: {"slug": w.ws, "credential_id": w.credential},
                                         get=NOT_ALLOWED, post=gate(ADMIN, 302)),
@@ -226,7 +237,8 @@ ROWS: dict[str, Row] = {
     "memory:item_lift": Row(ITEM, get=NOT_ALLOWED, post=gate(EDIT_NS, 302), data=LIFT),
     "memory:items_delete_matching": Row(NS, get=NOT_ALLOWED, post=gate(EDIT_NS, 200)),
     "memory:export_namespace": Row(NS, get=gate(EDIT_NS, 200), post=gate(EDIT_NS, 400)),
-    "memory:export_resource": Row(RES, get=gate(CONTENT_NS, 200), post=gate(CONTENT_NS, 400)),
+    # Export is an owner's power: reading content is not enough (issue 14 finding 1).
+    "memory:export_resource": Row(RES, get=gate(EDIT_NS, 200), post=gate(EDIT_NS, 400)),
     "memory:export_workspace": Row(WS, get=gate(EDIT, 200), post=gate(EDIT, 400)),
     "memory:export_download": Row(lambda w: {"slug": w.ws, "job_id": w.export_job},
                                   get=gate(ADMIN, 200, denied=404), post=NOT_ALLOWED),
@@ -344,10 +356,12 @@ def _build_world() -> World:
                                          target="https://hooks.example.com/x")
     metrics_token, _ = ws_services.metrics_token_mint(actor=SYSTEM, workspace=workspace,
                                                       name="prometheus")
-    path = default_storage.save("exports/matrix-export.jsonl", ContentFile(b"{}\n"))
+    export_id = uuid.uuid4()
+    path = default_storage.save(f"exports/{export_id}.jsonl", ContentFile(b"{}\n"))
     export_job = Job.objects.create(
-        kind="memory_export", workspace=workspace, created_by=users["ada"], state="running",
-        result_file=path, result_expires_at=timezone.now() + dt.timedelta(hours=1))
+        id=export_id, kind="memory_export", workspace=workspace, created_by=users["ada"],
+        state="running", result_file=path, params={"namespaces": [str(namespace.pk)]},
+        result_expires_at=timezone.now() + dt.timedelta(hours=1))
     verify_job = Job.objects.create(kind="audit_verify_chain", workspace=workspace,
                                     created_by=users["carl"], state="queued")
     built = World(ws=workspace.slug, resource=resource.slug, namespace=namespace.slug,
@@ -370,6 +384,9 @@ def _build_world() -> World:
     subject_request_deny(actor=Actor.of(users["ada"]), subject_request=request,
                          reason="not verified")
     built.subject_request = str(request.pk)
+    built.setting_change = str(ws_services.workspace_setting_change_request(
+        actor=Actor.of(users["ada"]), workspace=workspace, setting="four_eyes_erasure",
+        value=False).pk)
     return built
 
 

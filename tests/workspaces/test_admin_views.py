@@ -106,8 +106,11 @@ class TestSettings:
             "health_retention_days": "7"})
         assert response.status_code == 302
         workspace.refresh_from_db()
-        assert (workspace.four_eyes_erasure, workspace.subject_request_due_days) == (False, 21)
+        # Switching four eyes off waits for a second admin (issue 14 finding 10).
+        assert (workspace.four_eyes_erasure, workspace.subject_request_due_days) == (True, 21)
         assert AuditEvent.objects.filter(action="workspace.settings", actor_label="ada").exists()
+        assert AuditEvent.objects.filter(action="workspace.settings.change_requested",
+                                         actor_label="ada").exists()
 
     @pytest.mark.parametrize("days", ["0", "366", "abc", "1e9", "'; DROP TABLE", "\x00", ""])
     def test_bad_values_get_a_clear_error_and_change_nothing(self, client_for, workspace,

@@ -15,7 +15,7 @@ from memadmin.providers.services import (
     provider_config_delete,
     provider_config_update,
 )
-from memadmin.workspaces.models import derive_partition_key
+from memadmin.workspaces.models import Workspace, derive_partition_key
 from memadmin.workspaces.services import (
     namespace_create,
     namespace_delete,
@@ -113,13 +113,17 @@ class TestResource:
 
 class TestWorkspaceSettings:
     def test_it_updates_and_audits_settings(self, workspace) -> None:
-        workspace_update_settings(actor=SYSTEM, workspace=workspace, four_eyes_erasure=False,
+        # Four eyes goes off only through a second admin (tests/workspaces/test_four_eyes.py);
+        # turning it on, and the other settings, apply at once.
+        Workspace.objects.filter(pk=workspace.pk).update(four_eyes_erasure=False)
+        workspace.refresh_from_db()
+        workspace_update_settings(actor=SYSTEM, workspace=workspace, four_eyes_erasure=True,
                                   subject_request_due_days=14)
         workspace.refresh_from_db()
-        assert (workspace.four_eyes_erasure, workspace.subject_request_due_days) == (False, 14)
+        assert (workspace.four_eyes_erasure, workspace.subject_request_due_days) == (True, 14)
         event = AuditEvent.objects.filter(workspace_id=workspace.pk).order_by("-seq").first()
         assert event.action == "workspace.settings"
-        assert event.data["after"] == {"four_eyes_erasure": False, "subject_request_due_days": 14}
+        assert event.data["after"] == {"four_eyes_erasure": True, "subject_request_due_days": 14}
 
     def test_it_refuses_out_of_range_values_and_unknown_fields(self, workspace) -> None:
         with pytest.raises(ValidationError):
