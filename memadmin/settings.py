@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
+from memadmin.lib.crypto import demo_key as _demo_encryption_key
+from memadmin.lib.crypto import validate_keys as _validate_encryption_keys
 from memadmin.lib.env import (
     ImproperlyConfiguredEnv,
     database_from_url,
@@ -45,6 +47,20 @@ def _derived_keys(purpose: str) -> dict[str, str]:
 MEMADMIN_SIGNING_KEYS = envkeys("MEMADMIN_SIGNING_KEYS") or _derived_keys("signing")
 MEMADMIN_HASHING_KEYS = envkeys("MEMADMIN_HASHING_KEYS") or _derived_keys("hashing")
 MEMADMIN_KEYS_DERIVED = not (envkeys("MEMADMIN_SIGNING_KEYS") and envkeys("MEMADMIN_HASHING_KEYS"))
+
+# Secrets at rest (provider credentials, connection strings) are Fernet tokens under
+# MEMADMIN_ENCRYPTION_KEYS ("keyid:fernetkey,..."; the first encrypts, all decrypt; see
+# memadmin.lib.crypto and `manage.py reencrypt_secrets`). Only DEBUG derives one from SECRET_KEY:
+# production refuses to start without it, since a lost key loses every stored credential.
+MEMADMIN_ENCRYPTION_KEYS = envkeys("MEMADMIN_ENCRYPTION_KEYS")
+if not MEMADMIN_ENCRYPTION_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfiguredEnv("MEMADMIN_ENCRYPTION_KEYS is required when DEBUG is off")
+    MEMADMIN_ENCRYPTION_KEYS = {"demo": _demo_encryption_key(SECRET_KEY)}
+try:
+    _validate_encryption_keys(MEMADMIN_ENCRYPTION_KEYS)
+except ValueError as _exc:
+    raise ImproperlyConfiguredEnv(f"MEMADMIN_ENCRYPTION_KEYS: {_exc}") from None
 
 MEMADMIN_DEMO_PASSWORD = envstr("MEMADMIN_DEMO_PASSWORD", "demo" if DEBUG else "")
 MEMADMIN_ENDPOINT_PATH = envstr("MEMADMIN_ENDPOINT_PATH", "oc-memory").strip("/")
