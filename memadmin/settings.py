@@ -19,6 +19,7 @@ from memadmin.lib.env import (
     envlist,
     envstr,
 )
+from memadmin.lib.outbound import parse_allow as _parse_outbound_allow
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("MEMADMIN_VAR_DIR", str(BASE_DIR / "var")))
@@ -171,6 +172,16 @@ STORAGES = {
 # reaper re-enqueues jobs whose lease ran out (a killed worker).
 MEMADMIN_JOB_LEASE_SECONDS = envint("MEMADMIN_JOB_LEASE_SECONDS", 60, minimum=1)
 MEMADMIN_JOB_PICKUP_SECONDS = envint("MEMADMIN_JOB_PICKUP_SECONDS", 300, minimum=1)
+
+# Outbound policy (memadmin.lib.outbound): every request memadmin makes (providers, health
+# polls, alert webhooks) refuses loopback, link-local, unspecified, multicast and reserved
+# addresses, and plain http to public addresses, except what this list names (host names,
+# *.suffix names, IP addresses, CIDRs). Private ranges are allowed.
+MEMADMIN_OUTBOUND_ALLOW = envlist("MEMADMIN_OUTBOUND_ALLOW")
+try:
+    _parse_outbound_allow(MEMADMIN_OUTBOUND_ALLOW)
+except ValueError as _exc:
+    raise ImproperlyConfiguredEnv(str(_exc)) from None
 
 # Health polling (the aux-status panel).
 MEMADMIN_HEALTH_INTERVAL = envint("MEMADMIN_HEALTH_INTERVAL", 30, minimum=1)

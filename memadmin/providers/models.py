@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from memadmin.lib.crypto import EncryptedTextField
+from memadmin.lib.outbound import OutboundRefused, check_url
 from memadmin.workspaces.models import Workspace, slug_validator
 
 DEFAULT_HEALTH_DEADLINE_MS = {"local": 200, "http": 1000}
@@ -74,6 +75,10 @@ class ProviderConfig(models.Model):
                                               "not in the URL."})
             if parts.query or parts.fragment:
                 raise ValidationError({"url": "The URL must not have a query or fragment."})
+            try:
+                check_url(self.url)
+            except OutboundRefused as exc:
+                raise ValidationError({"url": exc.message}) from None
 
 
 class HealthCheck(models.Model):

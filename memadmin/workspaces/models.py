@@ -220,3 +220,10 @@ class AlertTarget(models.Model):
         except ValidationError:
             what = "an http(s) URL" if self.kind == "webhook" else "an email address"
             raise ValidationError({"target": f"Enter {what}."}) from None
+        if self.kind == "webhook":
+            from memadmin.lib.outbound import OutboundRefused, check_url
+
+            try:
+                check_url(self.target)
+            except OutboundRefused as exc:
+                raise ValidationError({"target": exc.message}) from None
