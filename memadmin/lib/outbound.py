@@ -153,6 +153,22 @@ def _refused(reason: str) -> OutboundRefused:
                            f"an administrator can allow it with {SETTING}")
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of a URL (default ports made explicit, host lower-cased): what a
+    credential is bound to. An unparsable URL is its own origin."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    port = port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"
+
+
 def check_scheme(scheme: str) -> None:
     if scheme not in SCHEMES:
         raise _refused(f"the scheme {scheme or '(none)'!r} is not http or https")
