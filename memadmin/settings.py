@@ -84,6 +84,9 @@ INSTALLED_APPS = [
     "memadmin.gdpr",
     "memadmin.jobs",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
 ]
 
 MIDDLEWARE = [
@@ -94,10 +97,12 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.lib.middleware.SessionTimeoutMiddleware",
+    "memadmin.accounts.twofactor.TwoFactorMiddleware",
     "memadmin.lib.middleware.NoStoreMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -134,6 +139,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTHENTICATION_BACKENDS = [
     # First: refuses a locked-out (username, IP) before the password is even checked.
     "axes.backends.AxesStandaloneBackend",
+    # Then the account-wide limit (any address), before the password is checked.
+    "memadmin.accounts.twofactor.AccountThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
@@ -252,6 +259,21 @@ AXES_CLIENT_IP_CALLABLE = "memadmin.lib.middleware.client_ip"
 AXES_USERNAME_CALLABLE = "memadmin.lib.middleware.login_username"
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no banner on every process start
+# Account-wide limit beside the pair limit: MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT failures for one
+# username from any addresses within MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES refuse every login for
+# it until older failures leave the window (memadmin.accounts.twofactor.AccountThrottleBackend,
+# counted in axes' failure log).
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT = envint("MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT", 20,
+                                              minimum=1)
+MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES = envint("MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES", 60,
+                                               minimum=1)
+# Two-factor (django-otp TOTP + recovery codes): "all", "privileged" (superusers, admins and
+# compliance staff) or "off". Users who enrolled are always asked. DEBUG lets the demo users skip.
+MEMADMIN_2FA_REQUIRED = envstr("MEMADMIN_2FA_REQUIRED", "privileged").strip().lower()
+if MEMADMIN_2FA_REQUIRED not in ("all", "privileged", "off"):
+    raise ImproperlyConfiguredEnv("MEMADMIN_2FA_REQUIRED must be all, privileged or off")
+OTP_TOTP_ISSUER = "memadmin"
 # Reverse proxies in front of memadmin that append the client address to X-Forwarded-For
 # (0: use the connection's address). Set it to the exact number, or clients can forge their IP.
 MEMADMIN_PROXY_COUNT = envint("MEMADMIN_PROXY_COUNT", 0, minimum=0)

@@ -82,6 +82,13 @@ def _outbound_allows_loopback(settings):  # type: ignore[no-untyped-def]
     settings.MEMADMIN_OUTBOUND_ALLOW = list(TEST_OUTBOUND_ALLOW)
 
 
+@pytest.fixture(autouse=True)
+def _two_factor_not_required(settings):  # type: ignore[no-untyped-def]
+    # Tests log users in with force_login (no second factor); the two-factor tests
+    # (tests/security/test_two_factor.py) set MEMADMIN_2FA_REQUIRED themselves.
+    settings.MEMADMIN_2FA_REQUIRED = "off"
+
+
 @pytest.fixture
 def system_actor() -> Actor:
     return SYSTEM
