@@ -92,7 +92,8 @@ class AccountThrottleBackend:
 
         if not username:
             return None
-        since = timezone.now() - dt.timedelta(minutes=settings.MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES)
+        window = dt.timedelta(minutes=settings.MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES)
+        since = timezone.now() - window
         failures = AccessFailureLog.objects.filter(username=username,
                                                    attempt_time__gte=since).count()
         if failures >= settings.MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT:
