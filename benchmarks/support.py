@@ -16,6 +16,8 @@ def setup_django() -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # The benchmarks' fake providers are loopback servers: allow-listed, the policy stays on.
+    os.environ.setdefault("MEMADMIN_OUTBOUND_ALLOW", "127.0.0.1,::1,localhost")
     import django
 
     django.setup()

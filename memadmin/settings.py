@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
+from memadmin.lib.crypto import demo_key as _demo_encryption_key
+from memadmin.lib.crypto import validate_keys as _validate_encryption_keys
 from memadmin.lib.env import (
     ImproperlyConfiguredEnv,
     database_from_url,
@@ -17,6 +19,7 @@ from memadmin.lib.env import (
     envlist,
     envstr,
 )
+from memadmin.lib.outbound import parse_allow as _parse_outbound_allow
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("MEMADMIN_VAR_DIR", str(BASE_DIR / "var")))
@@ -53,6 +56,20 @@ MEMADMIN_KEYS_DERIVED = not (envkeys("MEMADMIN_SIGNING_KEYS") and envkeys("MEMAD
 # Public keys of receipts signed elsewhere (or by retired keys): `keyid:base64,...`.
 MEMADMIN_RECEIPT_PUBLIC_KEYS = envkeys("MEMADMIN_RECEIPT_PUBLIC_KEYS")
 
+# Secrets at rest (provider credentials, connection strings) are Fernet tokens under
+# MEMADMIN_ENCRYPTION_KEYS ("keyid:fernetkey,..."; the first encrypts, all decrypt; see
+# memadmin.lib.crypto and `manage.py reencrypt_secrets`). Only DEBUG derives one from SECRET_KEY:
+# production refuses to start without it, since a lost key loses every stored credential.
+MEMADMIN_ENCRYPTION_KEYS = envkeys("MEMADMIN_ENCRYPTION_KEYS")
+if not MEMADMIN_ENCRYPTION_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfiguredEnv("MEMADMIN_ENCRYPTION_KEYS is required when DEBUG is off")
+    MEMADMIN_ENCRYPTION_KEYS = {"demo": _demo_encryption_key(SECRET_KEY)}
+try:
+    _validate_encryption_keys(MEMADMIN_ENCRYPTION_KEYS)
+except ValueError as _exc:
+    raise ImproperlyConfiguredEnv(f"MEMADMIN_ENCRYPTION_KEYS: {_exc}") from None
+
 MEMADMIN_DEMO_PASSWORD = envstr("MEMADMIN_DEMO_PASSWORD", "demo" if DEBUG else "")
 MEMADMIN_ENDPOINT_PATH = envstr("MEMADMIN_ENDPOINT_PATH", "oc-memory").strip("/")
 
@@ -74,6 +91,9 @@ INSTALLED_APPS = [
     "memadmin.gdpr",
     "memadmin.jobs",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
 ]
 
 MIDDLEWARE = [
@@ -84,10 +104,12 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.lib.sessions.SessionTimeoutMiddleware",
+    "memadmin.accounts.twofactor.TwoFactorMiddleware",
     "memadmin.lib.nostore.NoStoreMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -124,6 +146,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTHENTICATION_BACKENDS = [
     # First: refuses a locked-out (username, IP) before the password is even checked.
     "axes.backends.AxesStandaloneBackend",
+    # Then the account-wide limit (any address), before the password is checked.
+    "memadmin.accounts.twofactor.AccountThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
@@ -162,6 +186,16 @@ STORAGES = {
 # reaper re-enqueues jobs whose lease ran out (a killed worker).
 MEMADMIN_JOB_LEASE_SECONDS = envint("MEMADMIN_JOB_LEASE_SECONDS", 60, minimum=1)
 MEMADMIN_JOB_PICKUP_SECONDS = envint("MEMADMIN_JOB_PICKUP_SECONDS", 300, minimum=1)
+
+# Outbound policy (memadmin.lib.outbound): every request memadmin makes (providers, health
+# polls, alert webhooks) refuses loopback, link-local, unspecified, multicast and reserved
+# addresses, and plain http to public addresses, except what this list names (host names,
+# *.suffix names, IP addresses, CIDRs). Private ranges are allowed.
+MEMADMIN_OUTBOUND_ALLOW = envlist("MEMADMIN_OUTBOUND_ALLOW")
+try:
+    _parse_outbound_allow(MEMADMIN_OUTBOUND_ALLOW)
+except ValueError as _exc:
+    raise ImproperlyConfiguredEnv(str(_exc)) from None
 
 # Health polling (the aux-status panel).
 MEMADMIN_HEALTH_INTERVAL = envint("MEMADMIN_HEALTH_INTERVAL", 30, minimum=1)
@@ -232,6 +266,21 @@ AXES_CLIENT_IP_CALLABLE = "memadmin.lib.throttle.client_ip"
 AXES_USERNAME_CALLABLE = "memadmin.lib.throttle.login_username"
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no banner on every process start
+# Account-wide limit beside the pair limit: MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT failures for one
+# username from any addresses within MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES refuse every login for
+# it until older failures leave the window (memadmin.accounts.twofactor.AccountThrottleBackend,
+# counted in axes' failure log).
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT = envint("MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT", 20,
+                                              minimum=1)
+MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES = envint("MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES", 60,
+                                               minimum=1)
+# Two-factor (django-otp TOTP + recovery codes): "all", "privileged" (superusers, admins and
+# compliance staff) or "off". Users who enrolled are always asked. DEBUG lets the demo users skip.
+MEMADMIN_2FA_REQUIRED = envstr("MEMADMIN_2FA_REQUIRED", "privileged").strip().lower()
+if MEMADMIN_2FA_REQUIRED not in ("all", "privileged", "off"):
+    raise ImproperlyConfiguredEnv("MEMADMIN_2FA_REQUIRED must be all, privileged or off")
+OTP_TOTP_ISSUER = "memadmin"
 # Reverse proxies in front of memadmin that append the client address to X-Forwarded-For
 # (0: use the connection's address). Set it to the exact number, or clients can forge their IP.
 MEMADMIN_PROXY_COUNT = envint("MEMADMIN_PROXY_COUNT", 0, minimum=0)

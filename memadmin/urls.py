@@ -10,6 +10,7 @@ urlpatterns = [
                                                          redirect_authenticated_user=True),
          name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("memadmin.accounts.urls")),
     path("", include("memadmin.workspaces.urls")),
     path("", include("memadmin.jobs.urls")),
     path("", include("memadmin.providers.urls")),

@@ -16,6 +16,11 @@ import pytest
 # Playwright's sync API runs an event loop in the test thread; without this, every ORM call made
 # by a browser test (fixtures, assertions) raises SynchronousOnlyOperation.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# The outbound policy refuses loopback; the suite's servers are real loopback servers, so they
+# run under an explicit allow-list entry (the policy stays on). The environment variable covers
+# the processes tests start; the fixture below covers this one.
+TEST_OUTBOUND_ALLOW = ["127.0.0.1", "::1", "localhost"]
+os.environ.setdefault("MEMADMIN_OUTBOUND_ALLOW", ",".join(TEST_OUTBOUND_ALLOW))
 # Belt and braces: the browser is Debian's, Playwright must never fetch its own.
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 
@@ -70,6 +75,18 @@ SYSTEM = Actor.system("test")
 def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
     # The production hasher spends ~0.3 s per password by design; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _outbound_allows_loopback(settings):  # type: ignore[no-untyped-def]
+    settings.MEMADMIN_OUTBOUND_ALLOW = list(TEST_OUTBOUND_ALLOW)
+
+
+@pytest.fixture(autouse=True)
+def _two_factor_not_required(settings):  # type: ignore[no-untyped-def]
+    # Tests log users in with force_login (no second factor); the two-factor tests
+    # (tests/security/test_two_factor.py) set MEMADMIN_2FA_REQUIRED themselves.
+    settings.MEMADMIN_2FA_REQUIRED = "off"
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from memadmin.lib.env import (
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 SECRET_32 = "s" * 32
+FERNET_KEY = "mKb6yq3YhW1L8eB0n9m4kJ0fX4b2cR9sV7tQ1uZ5aE8="
 
 
 def database_url() -> str:
@@ -80,6 +81,7 @@ def test_it_passes_the_deployment_checks_without_warnings() -> None:
             "DATABASE_URL": database_url(),
             "MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40,
             "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40,
+            "MEMADMIN_ENCRYPTION_KEYS": f"k1:{FERNET_KEY}",
         },
     )
     output = result.stdout + result.stderr
@@ -111,6 +113,32 @@ def test_it_refuses_to_start_without_signing_and_hashing_keys_when_debug_is_off(
 
     assert result.returncode != 0
     assert f"{missing} is required when DEBUG is off" in result.stderr, result.stderr
+#: The keys production needs besides the one a test leaves out.
+OTHER_KEYS = {"MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40, "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40}
+
+
+def test_it_refuses_to_start_without_encryption_keys_when_debug_is_off() -> None:
+    result = manage("check", env={"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+                                  "ALLOWED_HOSTS": "memadmin.example.com",
+                                  "DATABASE_URL": database_url(), **OTHER_KEYS})
+
+    assert result.returncode != 0
+    assert "MEMADMIN_ENCRYPTION_KEYS is required" in result.stderr, result.stderr
+
+
+def test_it_reads_the_encryption_keys_from_a_file_and_refuses_a_bad_key(tmp_path: Path) -> None:
+    key_file = tmp_path / "keys"
+    key_file.write_text(f"k2:{FERNET_KEY}\n", encoding="utf-8")
+    base = {"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+            "ALLOWED_HOSTS": "memadmin.example.com", "DATABASE_URL": database_url(),
+            **OTHER_KEYS}
+
+    good = manage("check", env={**base, "MEMADMIN_ENCRYPTION_KEYS_FILE": str(key_file)})
+    bad = manage("check", env={**base, "MEMADMIN_ENCRYPTION_KEYS": "k1:" + "x" * 40})
+
+    assert good.returncode == 0, good.stderr
+    assert bad.returncode != 0 and "not a Fernet key" in bad.stderr, bad.stderr
+    assert "x" * 40 not in bad.stderr
 
 
 # --- memadmin.lib.env ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from django.utils import timezone
 from memadmin.lib.keys import secret_digest
 from memadmin.memory.models import AgentToken
 from memadmin.providers import contract as c
-from memadmin.workspaces.models import AdminCredential, Workspace
+from memadmin.workspaces.models import AdminCredential, Workspace, usable_secrets
 
 LAST_USED_RESOLUTION = dt.timedelta(seconds=60)
 MAX_TOKEN_CHARS = 200
@@ -53,17 +53,19 @@ def _touch(model: type[Any], pk: Any, last_used: dt.datetime | None) -> None:
 def authenticate(header: str | None) -> Caller:
     """The caller behind an ``Authorization: Bearer`` header; AuthFailed for anything else."""
     digest = secret_digest(_bearer(header))
-    token = (AgentToken.objects.filter(secret_hash=digest, revoked_at__isnull=True)
+    # Revoked, expired and suspended tokens all answer the same: unknown.
+    usable = usable_secrets()
+    token = (AgentToken.objects.filter(usable, secret_hash=digest)
              .select_related("workspace").first())
     if token is not None:
         _touch(AgentToken, token.pk, token.last_used_at)
         partitions = frozenset(token.namespaces.values_list("partition_key", flat=True))
         return Caller(kind="agent", workspace=token.workspace, label=f"agent:{token.prefix}",
                       access=token.access, partitions=partitions)
-    credential = (AdminCredential.objects.filter(secret_hash=digest, revoked_at__isnull=True)
+    credential = (AdminCredential.objects.filter(usable, secret_hash=digest)
                   .select_related("workspace").first())
     if credential is not None:
         _touch(AdminCredential, credential.pk, credential.last_used_at)
         return Caller(kind="admin", workspace=credential.workspace,
                       label=f"admin-credential:{credential.prefix}", access="admin")
-    raise c.AuthFailed("unknown or revoked token")
+    raise c.AuthFailed("unknown, revoked, expired or suspended token")

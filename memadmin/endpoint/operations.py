@@ -161,6 +161,21 @@ def _write_kw(request: Request, scope: c.Scope) -> dict[str, Any]:
             **_kw(request, scope)}
 
 
+def _compliance_over_wire(request: Request, what: str) -> None:
+    """Legal holds and their overrides are compliance decisions, and quarantined content is for
+    the review screen: an admin credential carries them only where the workspace enabled it."""
+    if not request.caller.is_agent and not request.caller.workspace.wire_compliance:
+        raise c.Forbidden(f"{what} over the wire is off for this workspace (workspace setting "
+                          "'Admin credentials may carry compliance decisions over the wire')")
+
+
+def _withhold_pending(request: Request, item: dict[str, Any]) -> dict[str, Any]:
+    """A pending item's content never leaves by the wire unless the workspace enabled it."""
+    if item.get("quarantine") == "pending" and not request.caller.workspace.wire_compliance:
+        item["content"] = ""
+    return item
+
+
 def _recall(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     text_input = wire.obj(body.get("input", {}), "input")
@@ -223,7 +238,8 @@ def _page(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dic
     limit = wire.field(body, "limit", int, required=False, default=50)
     while True:
         page = provider.list_items(filters, cursor=cursor, limit=limit, **_kw(request, scope))
-        answer = {"items": [wire.item_to_wire(i) for i in page.items],
+        answer = {"items": [_withhold_pending(request, wire.item_to_wire(i))
+                            for i in page.items],
                   "nextCursor": page.next_cursor}
         if len(wire.dumps(answer)) <= wire.MAX_BODY_BYTES - 1024 or limit == 1:
             return answer
@@ -237,6 +253,8 @@ def _count(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> di
 
 def _get(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     detail = provider.get_item(str(_text_field(request.body, "id")), **_kw(request, scope))
+    if detail.item.quarantine == "pending":
+        _compliance_over_wire(request, "reading quarantined content")
     # The newest revisions that fit the body limit, and how many were left out.
     return wire.detail_to_wire(detail)
 
@@ -280,11 +298,13 @@ def _delete(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
 
 def _forget(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
+    override_hold = wire.field(body, "overrideHold", bool, required=False, default=False)
+    if override_hold:
+        _compliance_over_wire(request, "overriding a legal hold")
     result = provider.forget(
         item_id=_text_field(body, "id", required=False),
         data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
-        override_hold=wire.field(body, "overrideHold", bool, required=False, default=False),
-        **_write_kw(request, scope))
+        override_hold=override_hold, **_write_kw(request, scope))
     return wire.removal_to_wire(result)
 
 
@@ -298,6 +318,8 @@ def _freeze(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
     if action == "place":
         provider.freeze(target, kind=kind, reason=wire.field(body, "reason", str), **kw)
     elif action == "lift":
+        if kind == "legal_hold":
+            _compliance_over_wire(request, "lifting a legal hold")
         provider.lift_freeze(target, kind=kind, **kw)
     else:
         raise c.InvalidRequest("action must be place or lift")

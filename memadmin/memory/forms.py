@@ -10,6 +10,7 @@ from django import forms
 
 from memadmin.memory.models import AgentToken
 from memadmin.providers import contract as c
+from memadmin.workspaces.forms import LifetimeField
 from memadmin.workspaces.models import Namespace
 
 
@@ -18,6 +19,7 @@ class AgentTokenForm(forms.Form):
     access = forms.ChoiceField(choices=AgentToken.ACCESS_CHOICES, initial="read")
     namespaces = forms.ModelMultipleChoiceField(queryset=Namespace.objects.none(),
                                                 widget=forms.CheckboxSelectMultiple)
+    lifetime = LifetimeField()
 
     def __init__(self, *args: Any, namespaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

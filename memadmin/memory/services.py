@@ -20,7 +20,7 @@ from memadmin.jobs.models import Job
 from memadmin.memory.models import AgentToken, Freeze
 from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for, resource_scope
-from memadmin.workspaces.models import Namespace, Resource, Workspace
+from memadmin.workspaces.models import DEFAULT_TOKEN_LIFETIME_DAYS, Namespace, Resource, Workspace
 from memadmin.workspaces.services import hashed_secret_mint, hashed_secret_revoke
 
 AGENT_TOKEN_PREFIX = "mat_"  # noqa: S105 - a display prefix, not a secret
@@ -236,7 +236,9 @@ def _target_id(subject: FreezeSubject) -> str:
 
 @transaction.atomic
 def agent_token_mint(*, actor: Actor, workspace: Workspace, namespaces: Sequence[Namespace],
-                     access: str, name: str) -> tuple[AgentToken, str]:
+                     access: str, name: str,
+                     lifetime_days: int | None = DEFAULT_TOKEN_LIFETIME_DAYS
+                     ) -> tuple[AgentToken, str]:
     """Mint a token for ``namespaces``; the secret is returned once and only its hash is kept."""
     if not namespaces:
         raise ValidationError("a token needs at least one namespace")
@@ -244,7 +246,7 @@ def agent_token_mint(*, actor: Actor, workspace: Workspace, namespaces: Sequence
         raise ValidationError("every namespace must belong to the workspace")
     token = AgentToken(workspace=workspace, name=name, access=access)
     secret = hashed_secret_mint(actor=actor, row=token, prefix=AGENT_TOKEN_PREFIX,
-                                action="agent_token.mint",
+                                action="agent_token.mint", lifetime_days=lifetime_days,
                                 data={"access": access,
                                       "namespaces": [str(ns.pk) for ns in namespaces]})
     token.namespaces.set(namespaces)

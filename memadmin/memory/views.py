@@ -67,6 +67,7 @@ def _page(request: AuthenticatedHttpRequest, workspace, form, *, secret: str | N
               .prefetch_related("namespaces__resource").order_by("-created_at"))
     return render(request, "memory/tokens.html", ws_context(
         request, workspace, tokens=list(tokens), form=form, secret=secret, tab="tokens",
+        can_reactivate=access.can(request.user, "manage_workspace", workspace),
         can_mint=access.owned_namespaces(request.user, workspace).exists()),
         status=status)
 
@@ -93,7 +94,8 @@ def token_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         token, secret = agent_token_mint(
             actor=Actor.of(request.user), workspace=workspace,
             namespaces=list(form.cleaned_data["namespaces"]),
-            access=form.cleaned_data["access"], name=form.cleaned_data["name"])
+            access=form.cleaned_data["access"], name=form.cleaned_data["name"],
+            lifetime_days=form.cleaned_data["lifetime"])
     except ValidationError as exc:
         form.add_error(None, exc)
         return _page(request, workspace, form, status=400)

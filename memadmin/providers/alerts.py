@@ -12,6 +12,7 @@ from django.core.mail import send_mail
 from django.utils import timezone
 
 from memadmin.audit.services import Actor
+from memadmin.lib import outbound
 from memadmin.providers.models import HealthTransition
 from memadmin.workspaces.models import AlertTarget
 
@@ -46,8 +47,8 @@ def deliver(target: AlertTarget, payload: dict[str, Any]) -> str | None:
     """Send one alert; returns an error message, or None when it was delivered."""
     try:
         if target.kind == "webhook":
-            response = httpx.post(target.target, json=payload, timeout=WEBHOOK_TIMEOUT,
-                                  follow_redirects=False)
+            with outbound.client(timeout=WEBHOOK_TIMEOUT) as client:
+                response = client.post(target.target, json=payload)
             if response.status_code >= 300:
                 return f"the webhook answered {response.status_code}"
         else:
@@ -56,6 +57,8 @@ def deliver(target: AlertTarget, payload: dict[str, Any]) -> str | None:
             body = (f"{payload['provider_name']} went from {payload['from']} to "
                     f"{payload['to']} at {payload['at']}.\n{payload['message']}\n")
             send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [target.target])
+    except outbound.OutboundRefused as exc:
+        return f"delivery failed: {exc.message}"
     except httpx.HTTPError as exc:
         return f"delivery failed: {type(exc).__name__}"
     except OSError as exc:

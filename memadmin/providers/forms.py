@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 
+from memadmin.lib.outbound import origin_of
 from memadmin.providers.models import ProviderConfig
 
 
@@ -45,6 +46,12 @@ class ProviderForm(forms.ModelForm):
             self.add_error("url", "A remote provider needs its endpoint URL.")
         if kind == "local" and data.get("url"):
             self.add_error("url", "The built-in provider has no URL.")
+        if (self.instance.credential and data.get("url")
+                and origin_of(data["url"]) != origin_of(self.instance.url)
+                and not data.get("credential") and not data.get("clear_credential")):
+            # The credential is bound to the origin: it never follows the URL elsewhere.
+            self.add_error("credential", "The URL points to another origin (scheme, host or "
+                           "port): enter the credential again for it, or remove it.")
         return data
 
     def changes(self) -> dict[str, Any]:

@@ -16,7 +16,8 @@ Client rules (DESIGN.md "The HTTP wire", seed 001 "Deadlines and retries"):
 - the credential travels only in the ``Authorization`` header: it is never logged, never part
   of an error message or a repr.
 
-Plain Python and httpx; no Django import.
+Plain Python and httpx; no Django import (the outbound policy reads its allow-list from
+settings when it checks an address).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from memadmin.lib import outbound
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 
@@ -63,7 +65,8 @@ def _shared_client() -> httpx.Client:
                                   keepalive_expiry=30.0)
             # Headers and body leave in separate writes: without TCP_NODELAY the body waits
             # for the server's delayed ACK (~40 ms a request on Linux).
-            transport = httpx.HTTPTransport(
+            # The outbound policy's transport: checked, resolved-once addresses only.
+            transport = outbound.transport(
                 limits=limits,
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
             )
@@ -249,6 +252,8 @@ class HttpProvider(c.Provider):
                 return _Answer(status, response.headers.get("Retry-After"), b"".join(chunks))
         # Every httpx exception is replaced (``from None``), never wrapped: nothing of the
         # request, headers included, rides along in a chained exception.
+        except outbound.OutboundRefused as exc:
+            raise c.Unavailable(exc.message) from None
         except (httpx.ConnectTimeout, httpx.PoolTimeout):
             raise _NotSent(c.Timeout("no connection within the deadline")) from None
         except httpx.ConnectError as exc:
@@ -373,6 +378,8 @@ class HttpProvider(c.Provider):
                 return "redirect not followed"
             if "over 64 KiB" in error.message:
                 return "invalid response"
+            if error.message.startswith("refused by the outbound policy"):
+                return error.message[:300]
             raise
         if answer.status >= 500:
             return f"{answer.status} from upstream"

@@ -8,6 +8,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
+from memadmin.lib.crypto import EncryptedTextField
+from memadmin.lib.outbound import OutboundRefused, check_url
 from memadmin.workspaces.models import Workspace, slug_validator
 
 DEFAULT_HEALTH_DEADLINE_MS = {"local": 200, "http": 1000}
@@ -23,8 +25,9 @@ class ProviderConfig(models.Model):
     kind = models.CharField(max_length=10, choices=KIND_CHOICES)
     url = models.URLField(max_length=500, blank=True)
     # Write-only: sent to the remote provider, never rendered, logged or exported. It cannot be
-    # hashed because memadmin must present it.
-    credential = models.CharField(max_length=500, blank=True)
+    # hashed because memadmin must present it, so it is encrypted at rest (the column holds a
+    # Fernet token; forms cap the clear value at 500 characters).
+    credential = EncryptedTextField(blank=True)
     health_deadline_ms = models.PositiveIntegerField(
         validators=[MinValueValidator(10), MaxValueValidator(30_000)]
     )
@@ -72,6 +75,10 @@ class ProviderConfig(models.Model):
                                               "not in the URL."})
             if parts.query or parts.fragment:
                 raise ValidationError({"url": "The URL must not have a query or fragment."})
+            try:
+                check_url(self.url)
+            except OutboundRefused as exc:
+                raise ValidationError({"url": exc.message}) from None
 
     @property
     def request_deadline(self) -> float:

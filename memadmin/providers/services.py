@@ -10,6 +10,7 @@ from django.db import transaction
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
+from memadmin.lib.outbound import origin_of
 from memadmin.memory.models import Freeze
 from memadmin.providers import contract as c
 from memadmin.providers import health
@@ -40,11 +41,21 @@ def provider_config_create(*, actor: Actor, workspace: Workspace, slug: str, nam
 @transaction.atomic
 def provider_config_update(*, actor: Actor, config: ProviderConfig,
                            **changes: Any) -> ProviderConfig:
+    """Change a provider config. The credential is bound to the URL's origin (scheme, host,
+    port): a new origin without a new credential clears the stored one, so the old credential
+    is never presented to another server."""
+    data: dict[str, Any] = {}
+    old_origin = origin_of(config.url)
+    if "url" in changes and origin_of(changes["url"]) != old_origin:
+        data["origin"] = {"from": old_origin, "to": origin_of(changes["url"])}
+        if "credential" not in changes and config.credential:
+            changes = {**changes, "credential": ""}
+            data["credential_cleared"] = True
     apply_changes(config, changes, PROVIDER_EDITABLE)
     # The credential's value never enters the audit trail; only that it changed.
     audit_event_create(workspace=config.workspace, actor=actor, action="provider.update",
                        target_type="provider", target_id=config.pk,
-                       data={"fields": sorted(changes)})
+                       data={"fields": sorted(changes), **data})
     return config
 
 

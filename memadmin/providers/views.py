@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.contrib import messages
@@ -20,7 +21,7 @@ from memadmin.providers.forms import ProviderForm
 from memadmin.providers.models import ProviderConfig
 from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
-from memadmin.workspaces.models import MetricsToken, Workspace
+from memadmin.workspaces.models import MetricsToken, Workspace, usable_secrets
 
 
 def _get_provider(workspace: Any, slug: str) -> ProviderConfig:
@@ -184,10 +185,13 @@ def metrics(request: HttpRequest, slug: str) -> HttpResponse:
     workspace = Workspace.objects.filter(slug=slug).first()
     header = request.headers.get("Authorization", "")
     token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
-    if workspace is None or not token or len(token) > 200 or not MetricsToken.objects.filter(
-            workspace=workspace, secret_hash=secret_digest(token),
-            revoked_at__isnull=True).exists():
+    row = (MetricsToken.objects.filter(usable_secrets(), workspace=workspace,
+                                       secret_hash=secret_digest(token)).first()
+           if workspace is not None and token and len(token) <= 200 else None)
+    if row is None:
         return HttpResponse("unauthorized\n", status=401, content_type="text/plain")
+    if row.last_used_at is None or timezone.now() - row.last_used_at > dt.timedelta(minutes=1):
+        MetricsToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
     panel = selectors.health_panel(workspace)
     lines = [
         "# HELP memadmin_provider_up Whether the provider's state is ok (1) or not (0).",

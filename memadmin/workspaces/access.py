@@ -243,3 +243,17 @@ def namespace_owners(workspace: Workspace) -> list[tuple[Any, Namespace]]:
 def capabilities(user: User, workspace: Workspace) -> dict[str, bool]:
     """Every workspace-wide capability of the user, for templates (which never query)."""
     return {name: can(user, name, workspace) for name in CAPABILITIES if name != "view"}
+
+
+def has_role_anywhere(user: User, roles: Iterable[str]) -> bool:
+    """Whether the user holds any of the workspace ``roles`` in some workspace (directly or
+    through a group); superusers count as holding every role."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    codes = [_codename(role) for role in roles]
+    return (WorkspaceUserObjectPermission.objects.filter(
+                user=user, permission__codename__in=codes).exists()
+            or WorkspaceGroupObjectPermission.objects.filter(
+                group__user=user, permission__codename__in=codes).exists())

@@ -12,14 +12,24 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from memadmin.providers.models import ProviderConfig
-from memadmin.workspaces.models import WORKSPACE_ROLES, Namespace, Resource, Workspace
+from memadmin.workspaces.models import (
+    DEFAULT_TOKEN_LIFETIME_DAYS,
+    TOKEN_LIFETIME_CHOICES,
+    WORKSPACE_ROLES,
+    Namespace,
+    Resource,
+    Workspace,
+)
 
 
 class WorkspaceSettingsForm(forms.ModelForm):
     class Meta:
         model = Workspace
-        fields = ["four_eyes_erasure", "subject_request_due_days", "health_retention_days"]
+        fields = ["four_eyes_erasure", "subject_request_due_days", "health_retention_days",
+                  "wire_compliance"]
         labels = {"four_eyes_erasure": "Erasure needs a second compliance user's approval",
+                  "wire_compliance": "Admin credentials may carry compliance decisions over "
+                                     "the wire",
                   "subject_request_due_days": "Subject requests are due after (days)",
                   "health_retention_days": "Keep health history for (days)"}
 
@@ -119,8 +129,29 @@ class OwnerForm(forms.Form):
     clean_username = MemberForm.clean_username
 
 
+class LifetimeField(forms.ChoiceField):
+    """How long a minted token lives: a sensible default, "never" only when chosen."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("label", "Expires after")
+        kwargs.setdefault("required", False)
+        super().__init__(choices=TOKEN_LIFETIME_CHOICES,
+                         initial=str(DEFAULT_TOKEN_LIFETIME_DAYS), **kwargs)
+
+    def clean(self, value: Any) -> Any:
+        value = super().clean(value)
+        if not value:
+            return DEFAULT_TOKEN_LIFETIME_DAYS
+        return None if value == "never" else int(value)
+
+
 class AdminCredentialForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="Who uses it, e.g. the central memadmin.")
+    lifetime = LifetimeField()
+
+
+class MetricsTokenForm(forms.Form):
+    lifetime = LifetimeField()
 
 
 class AlertTargetForm(forms.Form):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -35,6 +36,10 @@ class Workspace(models.Model):
     health_retention_days = models.PositiveSmallIntegerField(
         default=14, validators=[MinValueValidator(1), MaxValueValidator(400)]
     )
+    wire_compliance = models.BooleanField(
+        default=False,
+        help_text="Admin credentials may carry compliance decisions over the wire: lift legal "
+                  "holds, erase with overrideHold and read quarantined (pending) content.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -153,8 +158,28 @@ class NamespaceGroupObjectPermission(GroupObjectPermissionBase):
     content_object = models.ForeignKey(Namespace, on_delete=models.CASCADE)
 
 
+#: A token's lifetime when the minter does not choose one (days); "never" is an explicit choice.
+DEFAULT_TOKEN_LIFETIME_DAYS = 90
+TOKEN_LIFETIME_CHOICES = [("7", "7 days"), ("30", "30 days"), ("90", "90 days"),
+                          ("365", "1 year"), ("never", "Never (no expiry)")]
+
+
+def usable_secrets(now: Any = None) -> models.Q:
+    """The rows of a HashedSecret model that may authenticate now: not revoked, not suspended,
+    not expired."""
+    from django.utils import timezone
+
+    now = now or timezone.now()
+    return (models.Q(revoked_at__isnull=True, suspended_at__isnull=True)
+            & (models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)))
+
+
 class HashedSecret(models.Model):
-    """A secret shown once: only its prefix (for display) and SHA-256 are kept."""
+    """A secret shown once: only its prefix (for display) and SHA-256 are kept.
+
+    It expires at ``expires_at`` (None: never, chosen explicitly at minting) and is suspended
+    (``suspended_at``, with a reason) when its minter loses the role that let them mint it;
+    an admin can re-activate it."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=100)
@@ -165,13 +190,29 @@ class HashedSecret(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    suspended_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         abstract = True
 
     @property
+    def state(self) -> str:
+        """``revoked``, ``expired``, ``suspended`` or ``active``."""
+        from django.utils import timezone
+
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at is not None and self.expires_at <= timezone.now():
+            return "expired"
+        if self.suspended_at is not None:
+            return "suspended"
+        return "active"
+
+    @property
     def active(self) -> bool:
-        return self.revoked_at is None
+        return self.state == "active"
 
 
 class AdminCredential(HashedSecret):
@@ -220,6 +261,13 @@ class AlertTarget(models.Model):
         except ValidationError:
             what = "an http(s) URL" if self.kind == "webhook" else "an email address"
             raise ValidationError({"target": f"Enter {what}."}) from None
+        if self.kind == "webhook":
+            from memadmin.lib.outbound import OutboundRefused, check_url
+
+            try:
+                check_url(self.target)
+            except OutboundRefused as exc:
+                raise ValidationError({"target": exc.message}) from None
 
 
 class WorkspaceSettingChange(models.Model):

@@ -7,12 +7,14 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import NamespaceCounter
 from memadmin.providers.models import ProviderConfig
 from memadmin.workspaces.models import (
+    DEFAULT_TOKEN_LIFETIME_DAYS,
     Namespace,
     Resource,
     Workspace,
@@ -20,7 +22,8 @@ from memadmin.workspaces.models import (
     derive_partition_key,
 )
 
-WORKSPACE_SETTINGS = ("four_eyes_erasure", "subject_request_due_days", "health_retention_days")
+WORKSPACE_SETTINGS = ("four_eyes_erasure", "subject_request_due_days", "health_retention_days",
+                      "wire_compliance")
 RESOURCE_EDITABLE = ("description", "max_bytes", "item_max_bytes", "tools")
 NAMESPACE_EDITABLE = ("description", "quota_bytes")
 
@@ -227,6 +230,7 @@ def role_revoke(*, actor: Actor, workspace: Workspace, user: Any, role: str,
 
     _role_change(access.revoke, "role.revoke", actor=actor, workspace=workspace, user=user,
                  role=role, namespace=namespace)
+    tokens_suspend_for_lost_roles(actor=actor, workspace=workspace, user=user)
 
 
 def _role_change(change: Any, action: str, *, actor: Actor, workspace: Workspace, user: Any,
@@ -286,22 +290,98 @@ ADMIN_CREDENTIAL_PREFIX = "mac_"  # noqa: S105 - display prefixes, not secrets
 METRICS_TOKEN_PREFIX = "mmt_"  # noqa: S105
 
 
+def token_lifetime(value: str) -> int | None:
+    """A lifetime form choice ("90", "never") as days, or None for never."""
+    return None if value == "never" else int(value)
+
+
 def hashed_secret_mint(*, actor: Actor, row: Any, prefix: str, action: str,
-                       data: dict[str, Any] | None = None) -> str:
+                       data: dict[str, Any] | None = None,
+                       lifetime_days: int | None = DEFAULT_TOKEN_LIFETIME_DAYS) -> str:
     """Give ``row`` (an unsaved HashedSecret) a new random secret, save it and audit it, in the
-    caller's transaction. Returns the secret: it is shown once; only its SHA-256 is kept."""
+    caller's transaction. Returns the secret: it is shown once; only its SHA-256 is kept.
+    It expires after ``lifetime_days`` (None: never, which callers must ask for)."""
+    import datetime as dt
     import secrets
+
+    from django.utils import timezone
 
     from memadmin.lib.keys import secret_digest
 
+    if lifetime_days is not None and not 1 <= lifetime_days <= 3660:
+        raise ValidationError("a token lives 1-3,660 days, or never expires")
     secret = prefix + secrets.token_urlsafe(32)
     row.prefix, row.secret_hash, row.created_by = secret[:12], secret_digest(secret), actor.user
+    row.expires_at = (None if lifetime_days is None
+                      else timezone.now() + dt.timedelta(days=lifetime_days))
     row.full_clean()
     row.save()
     audit_event_create(workspace=row.workspace, actor=actor, action=action,
                        target_type=row._meta.model_name, target_id=row.pk,
-                       data={"prefix": row.prefix, **(data or {})})
+                       data={"prefix": row.prefix, "lifetime_days": lifetime_days,
+                             **(data or {})})
     return secret
+
+
+def _secret_action(row: Any, verb: str) -> str:
+    return {"agenttoken": "agent_token", "admincredential": "admin_credential",
+            "metricstoken": "metrics_token"}[row._meta.model_name] + "." + verb
+
+
+def hashed_secret_suspend(*, actor: Actor, row: Any, reason: str) -> None:
+    """Suspend a token (its minter lost the role that let them mint it); audited, visible on
+    its page, and re-activatable by an admin. In the caller's transaction."""
+    from django.utils import timezone
+
+    if row.revoked_at is not None or row.suspended_at is not None:
+        return
+    row.suspended_at, row.suspended_reason = timezone.now(), reason[:200]
+    row.save(update_fields=["suspended_at", "suspended_reason"])
+    audit_event_create(workspace=row.workspace, actor=actor,
+                       action=_secret_action(row, "suspend"),
+                       target_type=row._meta.model_name, target_id=row.pk,
+                       data={"prefix": row.prefix, "reason": row.suspended_reason})
+
+
+@transaction.atomic
+def hashed_secret_reactivate(*, actor: Actor, row: Any) -> Any:
+    """Lift a suspension (admins). A revoked or expired token stays dead."""
+    if row.suspended_at is None or row.revoked_at is not None:
+        return row
+    row.suspended_at, row.suspended_reason = None, ""
+    row.save(update_fields=["suspended_at", "suspended_reason"])
+    audit_event_create(workspace=row.workspace, actor=actor,
+                       action=_secret_action(row, "reactivate"),
+                       target_type=row._meta.model_name, target_id=row.pk,
+                       data={"prefix": row.prefix})
+    return row
+
+
+def tokens_suspend_for_lost_roles(*, actor: Actor, workspace: Workspace, user: Any) -> int:
+    """Suspend the tokens ``user`` minted in ``workspace`` that they could no longer mint:
+    agent tokens reaching a namespace they no longer own, admin credentials and metrics
+    tokens once they are no longer an admin. Returns how many were suspended."""
+    from memadmin.memory.models import AgentToken
+    from memadmin.workspaces import access
+    from memadmin.workspaces.models import AdminCredential, MetricsToken
+
+    live = {"workspace": workspace, "created_by": user, "revoked_at__isnull": True,
+            "suspended_at__isnull": True}
+    suspended = 0
+    owned = access.owned_namespaces(user, workspace)
+    foreign = AgentToken.namespaces.through.objects.filter(
+        agenttoken_id=OuterRef("pk")).exclude(namespace_id__in=owned.values("pk"))
+    for token in AgentToken.objects.filter(Exists(foreign), **live):
+        hashed_secret_suspend(actor=actor, row=token,
+                              reason="its minter no longer owns every namespace it reaches")
+        suspended += 1
+    if not access.can(user, "manage_workspace", workspace):
+        for model in (AdminCredential, MetricsToken):
+            for row in model.objects.filter(**live):
+                hashed_secret_suspend(actor=actor, row=row,
+                                      reason="its minter is no longer a workspace admin")
+                suspended += 1
+    return suspended
 
 
 def hashed_secret_revoke(*, actor: Actor, row: Any, action: str) -> Any:
@@ -319,13 +399,16 @@ def hashed_secret_revoke(*, actor: Actor, row: Any, action: str) -> Any:
 
 
 @transaction.atomic
-def admin_credential_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
+def admin_credential_mint(*, actor: Actor, workspace: Workspace, name: str,
+                          lifetime_days: int | None = DEFAULT_TOKEN_LIFETIME_DAYS
+                          ) -> tuple[Any, str]:
     """Mint a credential for admin operations on this workspace's endpoint; shown once."""
     from memadmin.workspaces.models import AdminCredential
 
     credential = AdminCredential(workspace=workspace, name=name)
     secret = hashed_secret_mint(actor=actor, row=credential, prefix=ADMIN_CREDENTIAL_PREFIX,
-                                action="admin_credential.mint", data={"name": name})
+                                action="admin_credential.mint", data={"name": name},
+                                lifetime_days=lifetime_days)
     return credential, secret
 
 
@@ -334,12 +417,14 @@ def admin_credential_revoke(*, actor: Actor, credential: Any) -> Any:
 
 
 @transaction.atomic
-def metrics_token_mint(*, actor: Actor, workspace: Workspace, name: str) -> tuple[Any, str]:
+def metrics_token_mint(*, actor: Actor, workspace: Workspace, name: str,
+                       lifetime_days: int | None = DEFAULT_TOKEN_LIFETIME_DAYS
+                       ) -> tuple[Any, str]:
     from memadmin.workspaces.models import MetricsToken
 
     token = MetricsToken(workspace=workspace, name=name)
     secret = hashed_secret_mint(actor=actor, row=token, prefix=METRICS_TOKEN_PREFIX,
-                                action="metrics_token.mint")
+                                action="metrics_token.mint", lifetime_days=lifetime_days)
     return token, secret
 
 

@@ -24,6 +24,8 @@ urlpatterns = [
     path(W + "alerts/new/", views.alert_add, name="alert_add"),
     path(W + "alerts/<uuid:alert_id>/remove/", views.alert_remove, name="alert_remove"),
     path(W + "metrics-tokens/new/", views.metrics_token_mint, name="metrics_token_mint"),
+    path(W + "secrets/<str:kind>/<uuid:secret_id>/reactivate/", views.secret_reactivate,
+         name="secret_reactivate"),
     path(W + "metrics-tokens/<uuid:token_id>/revoke/", views.metrics_token_revoke,
          name="metrics_token_revoke"),
     path(W + "members/", views.members, name="members"),

@@ -77,7 +77,8 @@ def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any,
                        .order_by("-created_at"))
     return render(request, "workspaces/settings.html", ws_context(
         request, workspace, form=form, credentials=credentials, secret=secret,
-        credential_form=forms.AdminCredentialForm(), tab="settings",
+        credential_form=forms.AdminCredentialForm(), metrics_form=forms.MetricsTokenForm(),
+        tab="settings",
         alerts=list(AlertTarget.objects.filter(workspace=workspace).order_by("created_at")),
         alert_form=alert_form or forms.AlertTargetForm(),
         metrics_tokens=list(MetricsToken.objects.filter(workspace=workspace)
@@ -162,7 +163,8 @@ def credential_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
         messages.error(request, "A credential needs a name of at most 100 characters.")
         return _settings_page(request, workspace, settings_form, status=400)
     _, secret = services.admin_credential_mint(actor=Actor.of(request.user), workspace=workspace,
-                                               name=form.cleaned_data["name"])
+                                               name=form.cleaned_data["name"],
+                                               lifetime_days=form.cleaned_data["lifetime"])
     # Shown in this response only: only the hash is stored.
     return _settings_page(request, workspace, settings_form, secret=secret)
 
@@ -209,8 +211,11 @@ def alert_remove(request: AuthenticatedHttpRequest, slug: str, alert_id: UUID) -
 @login_required
 def metrics_token_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    form = forms.MetricsTokenForm(request.POST)
+    lifetime = (form.cleaned_data["lifetime"] if form.is_valid()
+                else services.DEFAULT_TOKEN_LIFETIME_DAYS)
     _, secret = services.metrics_token_mint(actor=Actor.of(request.user), workspace=workspace,
-                                            name="prometheus")
+                                            name="prometheus", lifetime_days=lifetime)
     return _settings_page(request, workspace, forms.WorkspaceSettingsForm(instance=workspace),
                           metrics_secret=secret)
 
@@ -225,6 +230,27 @@ def metrics_token_revoke(request: AuthenticatedHttpRequest, slug: str,
     token = _in_workspace(MetricsToken, workspace, token_id)
     services.metrics_token_revoke(actor=Actor.of(request.user), token=token)
     messages.success(request, "Metrics token revoked.")
+    return redirect("workspaces:settings", workspace.slug)
+
+
+@require_POST
+@login_required
+def secret_reactivate(request: AuthenticatedHttpRequest, slug: str, kind: str,
+                      secret_id: UUID) -> HttpResponse:
+    """Lift the suspension of a token whose minter lost their role (admins only)."""
+    from memadmin.memory.models import AgentToken
+    from memadmin.workspaces.models import AdminCredential, MetricsToken
+
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    model = {"agent-token": AgentToken, "credential": AdminCredential,
+             "metrics-token": MetricsToken}.get(kind)
+    if model is None:
+        raise Http404("not found")
+    row = _in_workspace(model, workspace, secret_id)
+    services.hashed_secret_reactivate(actor=Actor.of(request.user), row=row)
+    messages.success(request, f"{row.prefix}… re-activated.")
+    if model is AgentToken:
+        return redirect("memory:tokens", workspace.slug)
     return redirect("workspaces:settings", workspace.slug)
 
 

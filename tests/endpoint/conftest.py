@@ -315,3 +315,12 @@ class Api:
 @pytest.fixture
 def api(wire: Wire, tokens: Tokens) -> Api:
     return Api(wire, tokens)
+
+
+@pytest.fixture
+def wire_compliance(workspace):  # type: ignore[no-untyped-def]
+    """The workspace lets admin credentials carry compliance decisions (legal hold lifts,
+    overrideHold, quarantined content) over the wire; off by default."""
+    workspace.wire_compliance = True
+    workspace.save(update_fields=["wire_compliance"])
+    return workspace

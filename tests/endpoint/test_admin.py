@@ -238,7 +238,7 @@ def test_it_places_and_lifts_a_namespace_freeze(api: Api) -> None:
     assert row.created_by_label.startswith("admin-credential:")
 
 
-def test_it_holds_frozen_items_back_from_delete_and_forget(api: Api) -> None:
+def test_it_holds_frozen_items_back_from_delete_and_forget(api: Api, wire_compliance) -> None:  # type: ignore[no-untyped-def]
     held = api.retain("on hold", dataSubjectId="customer-3")
     free = api.retain("free", dataSubjectId="customer-3")
     api.admin("freeze", target={"level": "item", "itemId": held["id"]}, kind="legal_hold",
@@ -280,9 +280,11 @@ def test_it_sets_the_quarantine_state(api: Api) -> None:
     made = api.retain(SECRET)
 
     assert api.admin("quarantine", id=made["id"], state="pending") == {"ok": True}
-    assert api.admin("list", filters={"quarantine": "pending"})["items"][0]["id"] == made["id"]
-    assert api.agent("recall")["quarantined"] == [api.admin("get", id=made["id"])["item"]
-                                                  ["source"]]
+    listed = api.admin("list", filters={"quarantine": "pending"})["items"][0]
+    assert listed["id"] == made["id"]
+    # Pending content stays home unless the workspace enables compliance over the wire.
+    assert listed["content"] == "" and SECRET not in json.dumps(listed)
+    assert api.agent("recall")["quarantined"] == [listed["source"]]
     api.admin("quarantine", id=made["id"], state="released")
     assert MemoryItem.objects.get(pk=made["id"]).quarantine_state == "released"
     api.admin("quarantine", 400, "invalid_request", id=made["id"], state="purged",
@@ -352,7 +354,7 @@ def test_it_audits_admin_calls_without_memory_content(api: Api) -> None:
         assert "customer-secret-id" not in dumped
 
 
-def test_it_audits_an_overridden_hold(api: Api) -> None:
+def test_it_audits_an_overridden_hold(api: Api, wire_compliance) -> None:  # type: ignore[no-untyped-def]
     made = api.retain("held", dataSubjectId="customer-4")
     api.admin("freeze", target={"level": "item", "itemId": made["id"]}, kind="legal_hold",
               reason="Case 9")

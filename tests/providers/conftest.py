@@ -54,6 +54,11 @@ def self_over_http(request: pytest.FixtureRequest, workspace: Workspace, *, slug
         LiveServerThread.server_class = _NoDelayWSGIServer  # before the session's server
     live_server = request.getfixturevalue("live_server")
     actor = Actor.system("test")
+    # memadmin governing itself over the wire carries compliance decisions (legal holds,
+    # overrides, quarantined content): the workspace enables that explicitly.
+    if not workspace.wire_compliance:
+        workspace.wire_compliance = True
+        workspace.save(update_fields=["wire_compliance"])
     _, secret = admin_credential_mint(actor=actor, workspace=workspace, name=f"{slug} tests")
     config = provider_config_create(actor=actor, workspace=workspace, slug=slug, name=name,
                                     kind="http", url=live_server.url + "/oc-memory",

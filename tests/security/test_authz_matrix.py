@@ -186,6 +186,9 @@ ROWS: dict[str, Row] = {
     "workspaces:metrics_token_mint": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 200)),
     "workspaces:metrics_token_revoke": Row(lambda w: {"slug": w.ws, "token_id": w.metrics_token},
                                            get=NOT_ALLOWED, post=gate(ADMIN, 302)),
+    "workspaces:secret_reactivate": Row(
+        lambda w: {"slug": w.ws, "kind": "metrics-token", "secret_id": w.metrics_token},
+        get=NOT_ALLOWED, post=gate(ADMIN, 302)),
     "workspaces:members": Row(WS, get=gate(ADMIN, 200), post=NOT_ALLOWED),
     "workspaces:member_add": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
     "workspaces:member_roles": Row(lambda w: {"slug": w.ws, "username": w.member},
