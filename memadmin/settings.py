@@ -44,6 +44,20 @@ def _derived_keys(purpose: str) -> dict[str, str]:
 # sets both, and `manage.py check` says so at INFO level).
 MEMADMIN_SIGNING_KEYS = envkeys("MEMADMIN_SIGNING_KEYS") or _derived_keys("signing")
 MEMADMIN_HASHING_KEYS = envkeys("MEMADMIN_HASHING_KEYS") or _derived_keys("hashing")
+# The audit chain's HMAC keys (memadmin/audit/services.py): outside the database, so someone
+# who can write the audit table cannot re-hash what they changed. Production refuses to start
+# without them; only DEBUG derives a demo key from SECRET_KEY.
+MEMADMIN_AUDIT_KEYS = envkeys("MEMADMIN_AUDIT_KEYS")
+if not MEMADMIN_AUDIT_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfiguredEnv(
+            "MEMADMIN_AUDIT_KEYS is required when DEBUG is off ('keyid:secret,...', the first "
+            "key signs; or MEMADMIN_AUDIT_KEYS_FILE)")
+    MEMADMIN_AUDIT_KEYS = _derived_keys("audit")
+# Signed checkpoints of every audit chain, written to the default storage and the log (and
+# POSTed to this URL when set) by the scheduler (memadmin/audit/anchors.py).
+MEMADMIN_AUDIT_ANCHOR_SECONDS = envint("MEMADMIN_AUDIT_ANCHOR_SECONDS", 3600, minimum=1)
+MEMADMIN_AUDIT_ANCHOR_URL = envstr("MEMADMIN_AUDIT_ANCHOR_URL")
 MEMADMIN_KEYS_DERIVED = not (envkeys("MEMADMIN_SIGNING_KEYS") and envkeys("MEMADMIN_HASHING_KEYS"))
 
 MEMADMIN_DEMO_PASSWORD = envstr("MEMADMIN_DEMO_PASSWORD", "demo" if DEBUG else "")

@@ -78,6 +78,7 @@ def test_it_passes_the_deployment_checks_without_warnings() -> None:
             "SECRET_KEY": get_random_secret_key(),
             "ALLOWED_HOSTS": "memadmin.example.com",
             "DATABASE_URL": database_url(),
+            "MEMADMIN_AUDIT_KEYS": "a1:" + "c" * 40,
         },
     )
     output = result.stdout + result.stderr
@@ -95,6 +96,32 @@ def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off(
 
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr, result.stderr
+
+
+def test_it_refuses_to_start_without_audit_keys_when_debug_is_off() -> None:
+    result = manage("check", env={"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+                                  "ALLOWED_HOSTS": "memadmin.example.com",
+                                  "DATABASE_URL": database_url()})
+
+    assert result.returncode != 0
+    assert "MEMADMIN_AUDIT_KEYS is required" in result.stderr, result.stderr
+
+
+def test_it_reads_the_audit_keys_from_a_file(tmp_path: Path) -> None:
+    keys = tmp_path / "audit-keys"
+    keys.write_text("new:" + "n" * 40 + ",old:" + "o" * 40 + "\n")
+    result = manage("shell", "-c", "from django.conf import settings as s; "
+                    "print(list(s.MEMADMIN_AUDIT_KEYS))",
+                    env={"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+                         "ALLOWED_HOSTS": "memadmin.example.com", "DATABASE_URL": database_url(),
+                         "MEMADMIN_AUDIT_KEYS_FILE": str(keys)})
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['new', 'old']"
+
+
+def test_debug_derives_a_demo_audit_key_from_the_secret_key() -> None:
+    assert list(settings.MEMADMIN_AUDIT_KEYS) == ["demo"]
 
 
 # --- memadmin.lib.env ------------------------------------------------------------------------

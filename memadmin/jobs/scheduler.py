@@ -65,6 +65,12 @@ def subject_requests_upkeep() -> object:
     return upkeep()
 
 
+def anchor_audit_chains() -> int:
+    from memadmin.audit.anchors import anchor_all
+
+    return anchor_all()
+
+
 def default_duties() -> list[Duty]:
     from django.conf import settings
 
@@ -76,6 +82,7 @@ def default_duties() -> list[Duty]:
         Duty("expire operation records", 3600, expire_operation_records),
         Duty("expire export files", 3600, expire_export_files),
         Duty("subject request upkeep", 300, subject_requests_upkeep),
+        Duty("anchor audit chains", settings.MEMADMIN_AUDIT_ANCHOR_SECONDS, anchor_audit_chains),
     ]
 
 

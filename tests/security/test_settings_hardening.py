@@ -16,6 +16,7 @@ PRODUCTION = {
     "ALLOWED_HOSTS": "memadmin.example.com",
     "MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40,
     "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40,
+    "MEMADMIN_AUDIT_KEYS": "a1:" + "c" * 40,
 }
 
 
