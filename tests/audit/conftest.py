@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,10 +19,27 @@ def anchor_storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped
     return tmp_path / "files"
 
 
+@contextmanager
+def as_owner() -> Iterator[None]:
+    """Act as the database owner even when the tests run as the restricted app role
+    (tests/restricted_role.py): tampering is what that role cannot do."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user, session_user")
+        current, session = cursor.fetchone()
+        if current != session:
+            cursor.execute("RESET ROLE")
+    try:
+        yield
+    finally:
+        if current != session:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET ROLE {connection.ops.quote_name(current)}")
+
+
 def tamper(*statements: str | tuple[str, list[object]], replica: bool = False) -> None:
     """Run SQL as someone with database access would: with the user triggers off, or (replica)
     with ``session_replication_role = replica``, which skips every ordinary trigger."""
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         if replica:
             cursor.execute("SET session_replication_role = replica")
         else:

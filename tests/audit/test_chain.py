@@ -9,6 +9,7 @@ from django.db import DatabaseError, connection, transaction
 from memadmin.audit.models import GLOBAL_CHAIN, AuditEvent
 from memadmin.audit.services import Actor, audit_event_create, verify_chain
 from memadmin.workspaces.services import workspace_create
+from tests.audit.conftest import as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +68,7 @@ class TestVerify:
         events = [audit_event_create(workspace=workspace, actor=SYSTEM, action="x",
                                      data={"n": n}) for n in range(4)]
         tampered = events[1]
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("UPDATE audit_auditevent SET data = '{\"n\": 99}' WHERE id = %s",
                            [tampered.pk])
@@ -80,7 +81,7 @@ class TestVerify:
     def test_it_notices_a_removed_tail(self, workspace) -> None:
         events = [audit_event_create(workspace=workspace, actor=SYSTEM, action="x")
                   for _ in range(3)]
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("DELETE FROM audit_auditevent WHERE id = %s", [events[-1].pk])
             cursor.execute("ALTER TABLE audit_auditevent ENABLE TRIGGER USER")
@@ -93,7 +94,7 @@ class TestVerify:
         call_command("verify_audit_chain")
         assert "acme: ok, 2 events" in capsys.readouterr().out
 
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("UPDATE audit_auditevent SET actor_label = 'mallory' WHERE id = %s",
                            [event.pk])

@@ -26,8 +26,10 @@ def app_role(db) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """A login role with the printed grants (roles are per cluster: named after this
     database, so parallel test databases do not share one)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT current_database(), current_schema(), current_user")
-        database, schema, owner = cursor.fetchone()
+        cursor.execute("SELECT current_database(), current_schema(), current_user, session_user")
+        database, schema, owner, session = cursor.fetchone()
+        if owner != session:
+            pytest.skip("the suite already runs as the restricted role (tests/restricted_role.py)")
         role = f"memadmin_app_{database}"[:63]
         cursor.execute(f"DROP ROLE IF EXISTS {connection.ops.quote_name(role)}")
         cursor.execute(f"CREATE ROLE {connection.ops.quote_name(role)} LOGIN")

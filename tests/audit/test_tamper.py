@@ -19,7 +19,7 @@ from memadmin.audit.services import Actor, audit_event_create, verify_chain
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
 from memadmin.lib.keys import canonical_json
-from tests.audit.conftest import tamper
+from tests.audit.conftest import as_owner, tamper
 
 pytestmark = pytest.mark.django_db
 
@@ -121,12 +121,12 @@ def foreign_row_on_no_chain(events: list[AuditEvent], other: AuditEvent) -> None
 
 def truncate_past_the_row_trigger(events: list[AuditEvent], other: AuditEvent) -> None:
     # TRUNCATE does not fire the row trigger that refuses DELETE.
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("TRUNCATE audit_auditevent")
 
 
 def truncate_events_and_heads(events: list[AuditEvent], other: AuditEvent) -> None:
-    with connection.cursor() as cursor:
+    with as_owner(), connection.cursor() as cursor:
         cursor.execute("TRUNCATE audit_auditevent, audit_auditchainhead")
 
 

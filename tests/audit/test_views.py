@@ -18,6 +18,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor, audit_event_create, verify_chain
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
+from tests.audit.conftest import as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -293,7 +294,7 @@ class TestVerify:
                                                                       record) -> None:
         events = [record("bulk.event", data={"n": n}) for n in range(6)]
         tampered = events[3]
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("UPDATE audit_auditevent SET data = '{\"n\": 99}' WHERE id = %s",
                            [tampered.pk])
@@ -314,7 +315,7 @@ class TestVerify:
 
     @staticmethod
     def delete_event(pk: int) -> None:
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("DELETE FROM audit_auditevent WHERE id = %s", [pk])
             cursor.execute("ALTER TABLE audit_auditevent ENABLE TRIGGER USER")
