@@ -169,6 +169,18 @@ class TestBeforeTampering:
         line = acme_line(capsys.readouterr().out)
         assert line.startswith(f"acme: ok, {len(anchored_chain[0])} events, checkpoint of ")
         assert page_verdict(client_for("carl")).startswith("OK: all ")
+        job = Job.objects.filter(kind="audit_verify_chain").order_by("-created_at").first()
+        page = client_for("carl").get(f"{LIST}verify/{job.pk}/").content.decode()
+        # The checkpoint vouches for the events up to the anchoring, not the job's own start.
+        assert f"The last checkpoint ({len(anchored_chain[0])} events) holds." in page
+
+    def test_without_a_checkpoint_the_page_says_what_it_cannot_tell(self, workspace,
+                                                                    anchor_storage,
+                                                                    client_for) -> None:
+        assert page_verdict(client_for("carl")).startswith("OK: all ")
+        job = Job.objects.filter(kind="audit_verify_chain").order_by("-created_at").first()
+        page = client_for("carl").get(f"{LIST}verify/{job.pk}/").content.decode()
+        assert "No checkpoint of this chain yet" in page
 
 
 @pytest.mark.parametrize(("how", "command_says", "page_says"), TAMPERING,
