@@ -116,6 +116,15 @@ def latest_checkpoint(chain: str) -> Checkpoint | None:
         raise BadCheckpoint(f"the stored checkpoint of chain {chain} is not JSON") from None
 
 
+def anchored_chains() -> list[str]:
+    """Every chain that has checkpoints in storage: a chain whose events, head and workspace
+    were all removed from the database is still known here."""
+    if not default_storage.exists(ANCHOR_DIR):
+        return []
+    directories, _ = default_storage.listdir(ANCHOR_DIR)
+    return sorted(directories)
+
+
 def read_checkpoint_file(path: Path) -> dict[str, Checkpoint]:
     """Checkpoints from a file (one JSON object, or JSON Lines as the log and the storage keep
     them); per chain the one with the most events. ``BadCheckpoint`` for any bad one."""

@@ -150,6 +150,8 @@ def sentence(event: Any, *, workspace_slug: str, places: TargetPlaces,
     (linked to its page where there is one)."""
     data = event.data if isinstance(event.data, dict) else {}
     fallback = f"did {event.action} on {event.target_type.replace('_', ' ')}".rstrip()
+    if event.action.startswith("api."):
+        fallback = f"called {event.action.removeprefix('api.')} on the admin API for"
     before, after = VERBS.get(event.action, (fallback, ""))
     label, url = target_label(event), ""
     place = target_place(event, places)

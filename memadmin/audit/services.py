@@ -34,6 +34,7 @@ from django.utils import timezone
 
 from memadmin.audit.models import GLOBAL_CHAIN, AuditChainHead, AuditEvent
 from memadmin.lib.keys import canonical_json
+from memadmin.workspaces.models import Workspace
 
 FORBIDDEN_DATA_KEYS = frozenset({"content", "text", "subject_id", "data_subject_id", "credential",
                                  "token", "password", "secret"})
@@ -312,8 +313,6 @@ def verify_chain(chain: str, *, anchor: Any | None = None) -> ChainReport:
 def known_chains() -> list[str]:
     """Every chain a verification must walk: each workspace's (with or without a head), the
     global one, and any chain name found on events or heads."""
-    from memadmin.workspaces.models import Workspace
-
     chains = {str(pk) for pk in Workspace.objects.values_list("pk", flat=True)}
     chains.add(GLOBAL_CHAIN)
     chains.update(AuditChainHead.objects.values_list("chain", flat=True))

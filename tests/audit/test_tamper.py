@@ -263,6 +263,26 @@ class TestCoverage:
 
         assert "contents were changed" in acme_line(command_output(capsys))
 
+    def test_a_chain_known_only_to_storage_is_still_checked(self, db, anchor_storage,
+                                                            capsys) -> None:
+        import uuid
+
+        from django.core.files.base import ContentFile
+
+        from memadmin.audit.services import active_audit_key_id
+
+        # A workspace whose events, head and row are all gone: only its checkpoint remains.
+        chain = str(uuid.uuid4())
+        checkpoint = anchors.Checkpoint(chain=chain, workspace=chain, count=7,
+                                        head_hash="ab" * 32, at="2026-11-30T10:00:00+00:00",
+                                        key_id=active_audit_key_id()).signed()
+        anchors.default_storage.save(f"audit-anchors/{chain}/latest.json",
+                                     ContentFile(json.dumps(checkpoint.as_json())))
+
+        output = command_output(capsys)
+        line = next(line for line in output.splitlines() if line.startswith(f"chain {chain}"))
+        assert "BROKEN at event 1" in line and "vouches for 7 events" in line
+
     def test_verify_chain_reports_the_foreign_event_id(self, workspace, other_workspace) -> None:
         other = audit_event_create(workspace=other_workspace, actor=BOT, action="x")
         mine = audit_event_create(workspace=workspace, actor=BOT, action="y")

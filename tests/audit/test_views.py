@@ -403,6 +403,9 @@ class TestSentences:
     def test_an_action_without_its_own_sentence_still_reads(self, client_for, record) -> None:
         record("x.unknown", actor="bot", target_type="thing", target_id="42")
         assert sentences(client_for("carl").get(LIST))[0] == "bot did x.unknown on thing 42"
+        record("api.list", actor="agent-sync", target_type="scope", target_id="alice,bob")
+        assert sentences(client_for("carl").get(LIST))[0] == (
+            "agent-sync called list on the admin API for alice,bob")
 
     def test_the_data_is_behind_a_disclosure_and_escaped(self, client_for, record) -> None:
         record("x.test", data={"label": "<img src=x onerror=alert(1)>", "n": 3})

@@ -7,16 +7,22 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memadmin.audit.anchors import BadCheckpoint, latest_checkpoint, read_checkpoint_file
+from memadmin.audit.anchors import (
+    BadCheckpoint,
+    anchored_chains,
+    latest_checkpoint,
+    read_checkpoint_file,
+)
 from memadmin.audit.models import GLOBAL_CHAIN
 from memadmin.audit.services import known_chains, verify_chain
 from memadmin.workspaces.models import Workspace
 
 
 class Command(BaseCommand):
-    help = ("Verify every audit chain (every workspace's, the global one, and any other chain "
-            "found on events), or one workspace's, against the last signed checkpoint; report "
-            "the first missing, altered, reordered or foreign event.")
+    help = ("Verify every audit chain (every workspace's, the global one, any other chain found "
+            "on events, and any chain with checkpoints in storage), or one workspace's, against "
+            "the last signed checkpoint; report the first missing, altered, reordered or "
+            "foreign event.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--workspace", help="slug of one workspace to check")
@@ -32,7 +38,7 @@ class Command(BaseCommand):
                 raise CommandError(f"no workspace {options['workspace']!r}")
             chains = [str(workspace.pk)]
         else:
-            chains = known_chains()
+            chains = sorted(set(known_chains()) | set(anchored_chains()))
         given: dict[str, Any] | None = None
         if options["checkpoint"] is not None:
             try:
