@@ -28,13 +28,14 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Browsers come from the system (/usr/bin/chromium), never from Playwright's download.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: help venv chromium run test lint bench stop-db clean hostile-full
+.PHONY: help venv chromium run test lint bench stop-db clean hostile-full test-restricted
 
 help:
 	@echo "make run       migrate, seed demo data, run web + worker + scheduler (Ctrl-C stops all)"
 	@echo "make test      ruff, then the whole test suite (PYTEST_ARGS=... to pass arguments)"
 	@echo "make lint      ruff check ."
 	@echo "make hostile-full  the hostile-input suite over its whole cross product (minutes)"
+	@echo "make test-restricted  the audit and gdpr tests as the least-privilege app role"
 	@echo "make bench     run every benchmark, write docs/benchmarks.md"
 	@echo "make stop-db   stop the embedded PostgreSQL (var/pgdata)"
 	@echo "make clean     stop the embedded PostgreSQL, remove .venv and caches (keeps var/)"
@@ -78,6 +79,11 @@ lint: venv
 hostile-full: venv
 	MEMADMIN_HOSTILE_FULL=1 DEBUG=true $(PY) -m pytest -ra $(PYTEST_ARGS) \
 	    tests/security/test_hostile_input.py
+
+# The audit and gdpr tests with the app connected as the role `manage.py audit_db_grants`
+# describes (it may only INSERT and SELECT the audit tables): tests/restricted_role.py.
+test-restricted: venv
+	DEBUG=true $(PY) -m pytest -p tests.restricted_role -ra $(PYTEST_ARGS) tests/audit tests/gdpr
 
 # Every benchmark, then docs/benchmarks.md (DATABASE_URL, or the embedded PostgreSQL).
 bench: venv

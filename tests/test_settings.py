@@ -82,6 +82,7 @@ def test_it_passes_the_deployment_checks_without_warnings() -> None:
             "MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40,
             "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40,
             "MEMADMIN_ENCRYPTION_KEYS": f"k1:{FERNET_KEY}",
+            "MEMADMIN_AUDIT_KEYS": "a1:" + "c" * 40,
         },
     )
     output = result.stdout + result.stderr
@@ -114,7 +115,8 @@ def test_it_refuses_to_start_without_signing_and_hashing_keys_when_debug_is_off(
     assert result.returncode != 0
     assert f"{missing} is required when DEBUG is off" in result.stderr, result.stderr
 #: The keys production needs besides the one a test leaves out.
-OTHER_KEYS = {"MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40, "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40}
+OTHER_KEYS = {"MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40, "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40,
+              "MEMADMIN_AUDIT_KEYS": "a1:" + "c" * 40}
 
 
 def test_it_refuses_to_start_without_encryption_keys_when_debug_is_off() -> None:
@@ -139,6 +141,34 @@ def test_it_reads_the_encryption_keys_from_a_file_and_refuses_a_bad_key(tmp_path
     assert good.returncode == 0, good.stderr
     assert bad.returncode != 0 and "not a Fernet key" in bad.stderr, bad.stderr
     assert "x" * 40 not in bad.stderr
+def test_it_refuses_to_start_without_audit_keys_when_debug_is_off() -> None:
+    keys = {k: v for k, v in OTHER_KEYS.items() if k != "MEMADMIN_AUDIT_KEYS"}
+    result = manage("check", env={"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+                                  "ALLOWED_HOSTS": "memadmin.example.com",
+                                  "DATABASE_URL": database_url(), **keys})
+
+    assert result.returncode != 0
+    assert "MEMADMIN_AUDIT_KEYS is required" in result.stderr, result.stderr
+
+
+def test_it_reads_the_audit_keys_from_a_file(tmp_path: Path) -> None:
+    keys = tmp_path / "audit-keys"
+    keys.write_text("new:" + "n" * 40 + ",old:" + "o" * 40 + "\n")
+    result = manage("shell", "-c", "from django.conf import settings as s; "
+                    "print(list(s.MEMADMIN_AUDIT_KEYS))",
+                    env={"DEBUG": "false", "SECRET_KEY": get_random_secret_key(),
+                         "ALLOWED_HOSTS": "memadmin.example.com", "DATABASE_URL": database_url(),
+                         "MEMADMIN_SIGNING_KEYS": OTHER_KEYS["MEMADMIN_SIGNING_KEYS"],
+                         "MEMADMIN_HASHING_KEYS": OTHER_KEYS["MEMADMIN_HASHING_KEYS"],
+                         "MEMADMIN_ENCRYPTION_KEYS": f"k1:{FERNET_KEY}",
+                         "MEMADMIN_AUDIT_KEYS_FILE": str(keys)})
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['new', 'old']"
+
+
+def test_debug_derives_a_demo_audit_key_from_the_secret_key() -> None:
+    assert list(settings.MEMADMIN_AUDIT_KEYS) == ["demo"]
 
 
 # --- memadmin.lib.env ------------------------------------------------------------------------

@@ -34,6 +34,9 @@ class AuditEvent(models.Model):
     created_at = models.DateTimeField()
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    # The MEMADMIN_AUDIT_KEYS key id of the HMAC in ``hash``; empty for an event written before
+    # the chain was keyed (a plain SHA-256, see memadmin/audit/services.py).
+    key_id = models.CharField(max_length=40, blank=True, default="")
 
     class Meta:
         ordering = ["chain", "seq"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 
 from memadmin.audit.models import AuditEvent
+from memadmin.audit.sentences import TargetPlaces
 
 PAGE_SIZE = 50
 EXPORT_BATCH = 1000
@@ -78,8 +80,15 @@ class AuditPage:
     next_cursor: str | None
 
 
+def workspace_events(workspace: Any) -> QuerySet[AuditEvent]:
+    """Every event the workspace shows (its list and exports read this set). The verifier
+    walks the workspace's chain and fails on any event of this set that is not on it
+    (``memadmin.audit.services.check_end``), so nothing shown escapes verification."""
+    return AuditEvent.objects.filter(workspace_id=workspace.pk)
+
+
 def _filtered(workspace: Any, filters: AuditFilters) -> QuerySet[AuditEvent]:
-    rows = AuditEvent.objects.filter(workspace_id=workspace.pk)
+    rows = workspace_events(workspace)
     if filters.actor:
         rows = rows.filter(actor_label=filters.actor)
     if filters.action:
@@ -148,6 +157,57 @@ def audit_actions(*, workspace: Any) -> list[str]:
     with connection.cursor() as cur:
         cur.execute(sql, [workspace.pk, workspace.pk])
         return [row[0] for row in cur.fetchall()]
+
+
+def _uuids(values: set[str]) -> list[str]:
+    found = []
+    for value in values:
+        try:
+            found.append(str(uuid.UUID(value)))
+        except ValueError:
+            continue
+    return found
+
+
+def target_places(*, workspace: Any, events: list[AuditEvent]) -> TargetPlaces:
+    """Where the events' namespaces, resources and items live (slugs for their links): one
+    query for the whole page, whatever it holds."""
+    namespaces: set[str] = set()
+    resources: set[str] = set()
+    for event in events:
+        if event.target_type == "namespace":
+            namespaces.add(event.target_id)
+        elif event.target_type == "resource":
+            resources.add(event.target_id)
+        elif event.target_type == "item" and isinstance(event.data, dict):
+            namespaces.add(str(event.data.get("namespace", "")))
+    sql = """
+        SELECT 'namespace', n.id::text, n.slug, r.slug FROM workspaces_namespace n
+        JOIN workspaces_resource r ON r.id = n.resource_id
+        WHERE r.workspace_id = %s AND n.id = ANY(%s::uuid[])
+        UNION ALL
+        SELECT 'resource', r.id::text, r.slug, r.slug FROM workspaces_resource r
+        WHERE r.workspace_id = %s AND r.id = ANY(%s::uuid[])
+    """
+    with connection.cursor() as cur:
+        cur.execute(sql, [workspace.pk, _uuids(namespaces), workspace.pk, _uuids(resources)])
+        rows = cur.fetchall()
+    places: dict[tuple[str, str], tuple[str, str, dict[str, str]]] = {}
+    for kind, ident, slug, resource in rows:
+        if kind == "namespace":
+            places[(kind, ident)] = (f"{resource}/{slug}", "workspaces:namespace",
+                                     {"resource": resource, "namespace": slug})
+        else:
+            places[(kind, ident)] = (slug, "workspaces:resource", {"resource": slug})
+    return places
+
+
+def data_details(data: Any) -> str:
+    """An event's data as indented JSON, for the disclosure under its sentence (escaped by
+    the template); empty when there is none."""
+    if not data:
+        return ""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2)
 
 
 def data_summary(data: Any) -> str:

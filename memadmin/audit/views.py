@@ -13,11 +13,13 @@ from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.audit import selectors
 from memadmin.audit.forms import AuditFilterForm
 from memadmin.audit.jobs import VERIFY_KIND
+from memadmin.audit.sentences import Sentence, sentence
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
@@ -50,12 +52,21 @@ def audit_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
                                     cursor=form.cleaned_data.get("cursor"))
     else:
         status = 400
-    rows = [(event, selectors.data_summary(event.data)) for event in page.events] if page else []
+    rows = _rows(workspace, page.events) if page else []
     template = "audit/list.html#rows" if request.htmx and page else "audit/list.html"
     return render(request, template, ws_context(
         request, workspace, tab="audit", form=form, page=page, rows=rows,
         query=form.query_without_cursor() if page else "",
         paged=bool(form.is_bound and form.data.get("cursor"))), status=status)
+
+
+def _rows(workspace: Any, events: list[Any]) -> list[tuple[Any, Sentence, str]]:
+    """Each event with its sentence and its data for the disclosure."""
+    places = selectors.target_places(workspace=workspace, events=events)
+    list_url = reverse("audit:list", args=[workspace.slug])
+    return [(event, sentence(event, workspace_slug=workspace.slug, places=places,
+                             list_url=list_url), selectors.data_details(event.data))
+            for event in events]
 
 
 def _csv_cell(value: Any) -> str:

@@ -18,6 +18,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor, audit_event_create, verify_chain
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
+from tests.audit.conftest import as_owner
 
 pytestmark = pytest.mark.django_db
 
@@ -293,7 +294,7 @@ class TestVerify:
                                                                       record) -> None:
         events = [record("bulk.event", data={"n": n}) for n in range(6)]
         tampered = events[3]
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("UPDATE audit_auditevent SET data = '{\"n\": 99}' WHERE id = %s",
                            [tampered.pk])
@@ -314,7 +315,7 @@ class TestVerify:
 
     @staticmethod
     def delete_event(pk: int) -> None:
-        with connection.cursor() as cursor:
+        with as_owner(), connection.cursor() as cursor:
             cursor.execute("ALTER TABLE audit_auditevent DISABLE TRIGGER USER")
             cursor.execute("DELETE FROM audit_auditevent WHERE id = %s", [pk])
             cursor.execute("ALTER TABLE audit_auditevent ENABLE TRIGGER USER")
@@ -355,3 +356,72 @@ class TestVerify:
                    role="compliance")
         job = self.start(client_for("carl"), slug="globex")
         assert client_for("carl").get(f"{LIST}verify/{job.pk}/").status_code == 404
+
+
+def sentences(response) -> list[str]:  # type: ignore[no-untyped-def]
+    """The Event column as text, top to bottom."""
+    import re
+
+    html = response.content.decode()
+    cells = [cell.split("</td>")[0] for cell in html.split('<td class="event-sentence">')[1:]]
+    return [" ".join(re.sub(r"<[^>]+>", "", cell).split()) for cell in cells]
+
+
+class TestSentences:
+    def test_each_event_reads_as_a_sentence_with_actor_and_target_linked(
+            self, client_for, users, workspace) -> None:
+        request_id = "23e46d2e-5a1b-4c3d-9e8f-0123456789ab"
+        audit_event_create(workspace=workspace, actor=Actor.of(users["carl"]),
+                           action="subject_request.approve", target_type="subject_request",
+                           target_id=request_id,
+                           data={"kind": "erasure", "subject_hash": "ab" * 32})
+
+        response = client_for("ada").get(LIST)
+
+        assert sentences(response)[0] == "carl approved erasure request 23e46d2e"
+        html = response.content.decode()
+        assert f'<a class="target" href="/w/acme/requests/{request_id}/">23e46d2e</a>' in html
+        assert '<a class="actor" href="/w/acme/audit/?actor=carl">carl</a>' in html
+
+    def test_namespaces_resources_and_items_link_to_their_pages(self, client_for, namespace,
+                                                                workspace) -> None:
+        audit_event_create(workspace=workspace, actor=Actor.system("nora"), action="memory.edit",
+                           target_type="item", target_id="item-7",
+                           data={"namespace": str(namespace.pk), "mode": "replace"})
+
+        response = client_for("carl").get(LIST)
+
+        said = sentences(response)
+        assert said[0] == "nora edited item item-7"
+        assert "test created namespace alice" in said
+        assert "test created resource knowledge" in said
+        html = response.content.decode()
+        assert 'href="/w/acme/r/knowledge/n/alice/items/item-7/">item-7</a>' in html
+        assert 'href="/w/acme/r/knowledge/n/alice/">alice</a>' in html
+        assert 'href="/w/acme/r/knowledge/">knowledge</a>' in html
+
+    def test_an_action_without_its_own_sentence_still_reads(self, client_for, record) -> None:
+        record("x.unknown", actor="bot", target_type="thing", target_id="42")
+        assert sentences(client_for("carl").get(LIST))[0] == "bot did x.unknown on thing 42"
+        record("api.list", actor="agent-sync", target_type="scope", target_id="alice,bob")
+        assert sentences(client_for("carl").get(LIST))[0] == (
+            "agent-sync called list on the admin API for alice,bob")
+
+    def test_the_data_is_behind_a_disclosure_and_escaped(self, client_for, record) -> None:
+        record("x.test", data={"label": "<img src=x onerror=alert(1)>", "n": 3})
+        html = client_for("carl").get(LIST).content.decode()
+        row = html.split('<td class="event-sentence">')[1].split("</tr>")[0]
+        assert "<details><summary>Data</summary><pre class=\"content\">" in row
+        assert "&lt;img src=x onerror=alert(1)&gt;" in row and "<img" not in row
+        # An actor label is escaped in the sentence and in its link.
+        record("x.test", actor='<b>"evil"</b>')
+        html = client_for("carl").get(LIST).content.decode()
+        assert "<b>" not in html.split('id="audit-rows"')[1]
+
+    def test_the_actor_link_filters_the_trail_by_that_actor(self, client_for, record) -> None:
+        record("a.one", actor="ada")
+        record("b.two", actor="olga")
+        html = client_for("carl").get(LIST).content.decode()
+        link = html.split('<a class="actor" href="')[1].split('"')[0]
+        assert link == "/w/acme/audit/?actor=olga"
+        assert rows(client_for("carl").get(link)) == ["b.two"]

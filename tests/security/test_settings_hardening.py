@@ -17,6 +17,7 @@ PRODUCTION = {
     "MEMADMIN_SIGNING_KEYS": "s1:" + "a" * 40,
     "MEMADMIN_HASHING_KEYS": "h1:" + "b" * 40,
     "MEMADMIN_ENCRYPTION_KEYS": "e1:mKb6yq3YhW1L8eB0n9m4kJ0fX4b2cR9sV7tQ1uZ5aE8=",
+    "MEMADMIN_AUDIT_KEYS": "a1:" + "c" * 40,
 }
 
 
