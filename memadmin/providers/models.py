@@ -66,6 +66,11 @@ class ProviderConfig(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def agents_write_directly(self) -> bool:
+        """A store agents also write directly: memadmin's freezes bind only its own writes."""
+        return self.kind in GOVERNED_KINDS
+
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if not self.health_deadline_ms:
             self.health_deadline_ms = DEFAULT_HEALTH_DEADLINE_MS.get(self.kind, 1000)

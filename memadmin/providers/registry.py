@@ -8,7 +8,8 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
@@ -68,13 +69,30 @@ def _not_installed(kind: str, command: str) -> type[Provider]:
     return not_installed_class(kind, command)
 
 
+def stores_dir() -> Path:
+    """Where relative Markdown folders live (``MEMADMIN_STORES_DIR``, default ``var/stores``):
+    pages name a folder relative to it, never an absolute path."""
+    from django.conf import settings
+
+    return Path(getattr(settings, "MEMADMIN_STORES_DIR", settings.VAR_DIR / "stores"))
+
+
+def _options(config: ProviderConfig) -> dict[str, Any]:
+    options = dict(config.options or {}) if isinstance(config.options, dict) else {}
+    root = options.get("root")
+    if config.kind == "markdown" and isinstance(root, str) and root and \
+            not Path(root).is_absolute():
+        options["root"] = str(stores_dir() / root)
+    return options
+
+
 def settings_for(config: ProviderConfig) -> ProviderSettings:
     return ProviderSettings(
         id=str(config.pk), workspace_id=str(config.workspace_id), name=config.name,
         kind=config.kind, url=config.url, credential=config.credential,
         health_deadline=config.health_deadline_ms / 1000,
         request_deadline=config.request_deadline_ms / 1000,
-        options=dict(config.options or {}),
+        options=_options(config),
     )
 
 

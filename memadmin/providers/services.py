@@ -14,7 +14,7 @@ from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig
 from memadmin.workspaces.models import Workspace
 
 PROVIDER_EDITABLE = ("name", "url", "credential", "health_deadline_ms", "request_deadline_ms",
-                     "enabled", "probed")
+                     "enabled", "probed", "options")
 
 
 @transaction.atomic
