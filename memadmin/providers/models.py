@@ -66,11 +66,6 @@ class ProviderConfig(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def agents_write_directly(self) -> bool:
-        """A store agents also write directly: memadmin's freezes bind only its own writes."""
-        return self.kind in GOVERNED_KINDS
-
     def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         if not self.health_deadline_ms:
             self.health_deadline_ms = DEFAULT_HEALTH_DEADLINE_MS.get(self.kind, 1000)
@@ -87,6 +82,11 @@ class ProviderConfig(models.Model):
                                               "not in the URL."})
             if parts.query or parts.fragment:
                 raise ValidationError({"url": "The URL must not have a query or fragment."})
+
+    @property
+    def agents_write_directly(self) -> bool:
+        """A store agents also write directly: memadmin's freezes bind only its own writes."""
+        return self.kind in GOVERNED_KINDS
 
 
 class HealthCheck(models.Model):
