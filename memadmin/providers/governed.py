@@ -22,6 +22,7 @@ has passed; the store calls themselves are bounded by the subclass (timeouts, st
 from __future__ import annotations
 
 import abc
+import contextlib
 import base64
 import binascii
 import dataclasses
@@ -83,6 +84,29 @@ class StoredItem:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+_LABEL = re.compile(
+    r"(?P<doc>AGENT|CREW|PERSONA|pins|lessons)\.md"
+    r"|daily/(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\.md"
+    r"|(?P<tier>peers|facts)/(?P<slug>[A-Za-z0-9_-]{1,128})\.md"
+)
+
+
+def parse_label(label: str) -> tuple[str, str] | None:
+    """(tier, key) of a tier-relative label, or None when it is not one."""
+    match = _LABEL.fullmatch(label)
+    if match is None:
+        return None
+    if match["doc"]:
+        return match["doc"], ""
+    if match["date"]:
+        try:
+            return "daily", dt.date.fromisoformat(match["date"]).isoformat()
+        except ValueError:
+            return None
+    return match["tier"], match["slug"]
+
 
 
 # -- input rules (the same as the built-in store's) ---------------------------------------------
@@ -297,6 +321,10 @@ class GovernedProvider(c.Provider):
         return [c.Revision(revision=revision, content=item.content, bytes=item.bytes,
                            actor="store", created_at=item.updated_at)]
 
+    def _session(self, end: float) -> contextlib.AbstractContextManager[Any]:
+        """Around every operation: a store that needs a connection opens it here, once."""
+        return contextlib.nullcontext()
+
     def _max_item_bytes(self, namespace: Namespace) -> int:
         return int(namespace.resource.item_max_bytes)
 
@@ -472,7 +500,7 @@ class GovernedProvider(c.Provider):
         subject = check_subject(data_subject_id)
         end = end_of(deadline)
         partition = scope.single()
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             namespace = self._namespaces(scope)[partition]
             key = normalise_key(tier, key)
             self._check_tombstone(namespace, subject)
@@ -557,7 +585,7 @@ class GovernedProvider(c.Provider):
         if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
             raise c.InvalidRequest("expected_revision must be a whole number")
         end = end_of(deadline)
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             namespace, current = self._item_in_scope(item_id, scope, end)
             freeze = self._namespace_freezes([namespace]).get(namespace.id)
             if freeze is not None:
@@ -600,7 +628,7 @@ class GovernedProvider(c.Provider):
         end = end_of(deadline)
         excluded = set(exclude_ids)
         removed = held = 0
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             namespaces = self._namespaces(scope)
             for namespace in namespaces.values():
                 if ids is not None:
@@ -629,7 +657,7 @@ class GovernedProvider(c.Provider):
         subject = check_subject(data_subject_id) if data_subject_id is not None else None
         end = end_of(deadline)
         removed = held = 0
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             for namespace in self._namespaces(scope).values():
                 if item_id is not None:
                     one = self._read(namespace, item_id, end) if item_id else None
@@ -673,7 +701,7 @@ class GovernedProvider(c.Provider):
         if not reason.strip():
             raise c.InvalidRequest("a reason is required")
         end = end_of(deadline)
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             where = self._freeze_where(target, scope, end)
             if Freeze.objects.filter(**where, kind=kind, lifted_at__isnull=True).exists():
                 return
@@ -692,7 +720,7 @@ class GovernedProvider(c.Provider):
         if kind not in c.FREEZE_KINDS:
             raise c.InvalidRequest("kind must be freeze or legal_hold")
         end = end_of(deadline)
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             where = self._freeze_where(target, scope, end)
             Freeze.objects.filter(**where, kind=kind, lifted_at__isnull=True).update(
                 lifted_at=timezone.now(), lifted_by_label=actor[:200])
@@ -703,7 +731,7 @@ class GovernedProvider(c.Provider):
         if state not in c.QUARANTINE_STATES:
             raise c.InvalidRequest(f"quarantine state must be one of {c.QUARANTINE_STATES}")
         end = end_of(deadline)
-        with transaction.atomic():
+        with self._session(end), transaction.atomic():
             namespace, stored = self._item_in_scope(item_id, scope, end)
             row = self._locked_row(stored.ref, stored)
             assert row is not None
@@ -778,7 +806,8 @@ class GovernedProvider(c.Provider):
         check_filters(filters)
         after = decode_cursor(cursor) if cursor else None
         end = end_of(deadline)
-        rows = self._annotated(self._namespaces(scope), filters, end)
+        with self._session(end):
+            rows = self._annotated(self._namespaces(scope), filters, end)
         if after is not None:
             rows = [r for r in rows if (r[0].order, r[0].ref) < after]
         page = rows[: limit]
@@ -790,21 +819,23 @@ class GovernedProvider(c.Provider):
         self._require("count")
         check_filters(filters)
         end = end_of(deadline)
-        return len(self._annotated(self._namespaces(scope), filters, end))
+        with self._session(end):
+            return len(self._annotated(self._namespaces(scope), filters, end))
 
     def get_item(self, item_id: str, *, scope: c.Scope, deadline: float) -> c.ItemDetail:
         self._require("get")
         end = end_of(deadline)
-        namespace, stored = self._item_in_scope(item_id, scope, end)
-        if stored.problem is not None:
-            raise stored.problem_error(
-                f"{c.source_label(stored.tier, stored.key)}: {stored.problem}")
-        with transaction.atomic():
-            row = self._observe([stored])[stored.ref]
-        frozen = bool(self._namespace_freezes([namespace])) or bool(
-            self._item_freezes([stored.ref]))
-        return c.ItemDetail(item=self._to_item(stored, row, frozen),
-                            revisions=self._history(namespace, stored, row.revision, end))
+        with self._session(end):
+            namespace, stored = self._item_in_scope(item_id, scope, end)
+            if stored.problem is not None:
+                raise stored.problem_error(
+                    f"{c.source_label(stored.tier, stored.key)}: {stored.problem}")
+            with transaction.atomic():
+                row = self._observe([stored])[stored.ref]
+            frozen = bool(self._namespace_freezes([namespace])) or bool(
+                self._item_freezes([stored.ref]))
+            return c.ItemDetail(item=self._to_item(stored, row, frozen),
+                                revisions=self._history(namespace, stored, row.revision, end))
 
     def recall(
         self, text: str | None, *, limit: int = c.RECALL_MAX_HITS, max_bytes: int | None = None,
@@ -824,7 +855,8 @@ class GovernedProvider(c.Provider):
         cap = min(ns.resource.max_bytes for ns in namespaces.values())
         if max_bytes is not None:
             cap = min(cap, max_bytes)
-        rows = self._annotated(namespaces, c.ItemFilters(), end)
+        with self._session(end):
+            rows = self._annotated(namespaces, c.ItemFilters(), end)
         if query:
             rows = [r for r in rows if matches(r[0].content, terms)]
         visible = [r for r in rows if r[1].quarantine_state != "pending"

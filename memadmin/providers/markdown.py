@@ -31,7 +31,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memadmin.providers import contract as c
-from memadmin.providers.governed import GovernedProvider, StoredItem, bounded_call, left
+from memadmin.providers.governed import (
+    GovernedProvider,
+    StoredItem,
+    bounded_call,
+    left,
+    parse_label,
+)
 from memadmin.workspaces.models import Namespace
 
 #: Files larger than this are listed but not read whole (a 50 MB "memory" is not memory).
@@ -39,30 +45,8 @@ MAX_FILE_BYTES = 1024 * 1024
 #: How much of a file is read for its front matter or marker line when it is too large.
 HEAD_BYTES = 64 * 1024
 SUBJECT_KEY = "data_subject_id"
-_FOLDER = re.compile(r"[A-Za-z0-9_-]{1,128}(/[A-Za-z0-9_-]{1,128}){0,3}")
-_LABEL = re.compile(
-    r"(?P<doc>AGENT|CREW|PERSONA|pins|lessons)\.md"
-    r"|daily/(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\.md"
-    r"|(?P<tier>peers|facts)/(?P<slug>[A-Za-z0-9_-]{1,128})\.md"
-)
 _KEYED_TIERS = ("daily", "peers", "facts")
-
-
-def parse_label(label: str) -> tuple[str, str] | None:
-    """(tier, key) of a tier-relative label, or None when it is not one."""
-    match = _LABEL.fullmatch(label)
-    if match is None:
-        return None
-    if match["doc"]:
-        return match["doc"], ""
-    if match["date"]:
-        try:
-            return "daily", dt.date.fromisoformat(match["date"]).isoformat()
-        except ValueError:
-            return None
-    return match["tier"], match["slug"]
-
-
+_FOLDER = re.compile(r"[A-Za-z0-9_-]{1,128}(/[A-Za-z0-9_-]{1,128}){0,3}")
 def split_front_matter(text: str) -> tuple[list[str], str]:
     """(front matter lines, body). Front matter is a first line ``---``, ``key: value`` lines,
     and a closing ``---`` line; anything else is all body."""

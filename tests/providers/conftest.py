@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import socket
 import uuid
+from collections.abc import Iterator
 
 import pytest
 from django.core.servers.basehttp import ThreadedWSGIServer
@@ -26,7 +27,7 @@ from memadmin.providers.services import provider_config_create
 from memadmin.workspaces.models import Namespace, Resource, Workspace
 from memadmin.workspaces.services import admin_credential_mint
 
-PROVIDER_KINDS = ["local", "http", "markdown"]
+PROVIDER_KINDS = ["local", "http", "markdown", "langgraph"]
 #: Marks per kind: ``http`` needs committed data, so its cases are transactional.
 KIND_MARKS = {"http": [pytest.mark.django_db(transaction=True)]}
 ITEM_MAX_BYTES = 4096
@@ -137,7 +138,7 @@ def put(provider: c.Provider, scope: c.Scope, op):  # type: ignore[no-untyped-de
 # -- governed stores (markdown, langgraph, mem0): real storage, capabilities honoured -----------
 
 #: Kind -> the fixture building its ProviderConfig over real storage.
-GOVERNED_FIXTURES = {"markdown": "markdown_config"}
+GOVERNED_FIXTURES = {"markdown": "markdown_config", "langgraph": "langgraph_config"}
 
 #: Parity classes -> the operations their cases need. A kind that does not declare one skips
 #: them (it answers Unsupported there, and every page shows the operation as unavailable).
@@ -182,3 +183,43 @@ def markdown_config(workspace: Workspace, tmp_path) -> ProviderConfig:  # type: 
     return provider_config_create(actor=Actor.system("test"), workspace=workspace,
                                   slug="notes", name="Markdown notes", kind="markdown",
                                   options={"root": str(root)}, probed=True)
+
+
+@pytest.fixture(scope="session")
+def langgraph_url() -> Iterator[str]:
+    """A database of its own on the test PostgreSQL holding a real LangGraph ``store`` table
+    (``PostgresStore.setup()``), dropped at the end of the session."""
+    import os
+
+    import psycopg
+    from langgraph.store.postgres import PostgresStore
+
+    base = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/memadmin")
+    server, _, name = base.rpartition("/")
+    database = f"test_{name.split('?')[0]}_langgraph"
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{database}"')
+    url = f"{server}/{database}"
+    with PostgresStore.from_conn_string(url) as store:
+        store.setup()
+    yield url
+    with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+@pytest.fixture
+def langgraph_store(langgraph_url: str) -> Iterator[str]:
+    """The LangGraph database, emptied before each test (it is outside the test transaction)."""
+    import psycopg
+
+    with psycopg.connect(langgraph_url, autocommit=True) as conn:
+        conn.execute("TRUNCATE store")
+    yield langgraph_url
+
+
+@pytest.fixture
+def langgraph_config(workspace: Workspace, langgraph_store: str) -> ProviderConfig:
+    return provider_config_create(actor=Actor.system("test"), workspace=workspace,
+                                  slug="lg", name="LangGraph store", kind="langgraph",
+                                  credential=langgraph_store, probed=True)
