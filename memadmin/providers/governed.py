@@ -22,9 +22,9 @@ has passed; the store calls themselves are bounded by the subclass (timeouts, st
 from __future__ import annotations
 
 import abc
-import contextlib
 import base64
 import binascii
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib

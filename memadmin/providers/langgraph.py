@@ -48,6 +48,11 @@ TEXT_FIELDS = ("content", "text", "memory", "data")
 DEFAULT_SUBJECT_KEY = "data_subject_id"
 SEPARATOR = "::"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+LIST_SQL = ("SELECT prefix, key, value, created_at, updated_at, expires_at FROM store "
+            "WHERE (prefix = %s OR prefix LIKE %s ESCAPE '\\')")
+FIND_SQL = ("SELECT prefix, key, value, created_at, updated_at, expires_at FROM store "
+            "WHERE (prefix = %s OR prefix LIKE %s ESCAPE '\\') AND key = ANY(%s) "
+            "ORDER BY key = %s DESC, updated_at DESC LIMIT 1")
 
 
 def _micros(value: dt.datetime) -> int:
@@ -192,15 +197,13 @@ class LangGraphProvider(GovernedProvider):
             created_at=row["created_at"], expires_at=row.get("expires_at"), problem=problem,
         )
 
-    def _where(self, namespace: Namespace) -> tuple[str, list[Any]]:
+    def _where(self, namespace: Namespace) -> list[Any]:
+        """Parameters of ``IN_PREFIX``: the prefix itself and everything below it."""
         dotted = ".".join(self._prefix(namespace))
-        return "(prefix = %s OR prefix LIKE %s ESCAPE '\\')", [dotted,
-                                                              _like_escape(dotted) + ".%"]
+        return [dotted, _like_escape(dotted) + ".%"]
 
     def _items(self, namespace: Namespace, end: float) -> Iterator[StoredItem]:
-        where, params = self._where(namespace)
-        rows = self._query(end, "SELECT prefix, key, value, created_at, updated_at, expires_at "
-                                f"FROM store WHERE {where}", params)
+        rows = self._query(end, LIST_SQL, self._where(namespace))
         for row in rows:
             yield self._stored(namespace, row)
 
@@ -223,12 +226,8 @@ class LangGraphProvider(GovernedProvider):
         return None  # found by ``_find``: the subject may sit in the namespace tuple
 
     def _find(self, namespace: Namespace, tier: str, key: str, end: float) -> StoredItem | None:
-        where, params = self._where(namespace)
         keys = [c.source_label(tier, key)] + ([key] if tier == "facts" and key else [])
-        rows = self._query(end, "SELECT prefix, key, value, created_at, updated_at, expires_at "
-                                f"FROM store WHERE {where} AND key = ANY(%s) "
-                                "ORDER BY key = %s DESC, updated_at DESC LIMIT 1",
-                           params + [keys, keys[0]])
+        rows = self._query(end, FIND_SQL, [*self._where(namespace), keys, keys[0]])
         return self._stored(namespace, rows[0]) if rows else None
 
     # -- writes ---------------------------------------------------------------------------------
