@@ -72,6 +72,8 @@ class StoredItem:
     problem: str | None = None
     problem_error: type[c.ProviderError] = c.InvalidRequest
     size: int | None = None  # bytes on the store when the content could not be read
+    #: The store's own revision number when it keeps one (Mem0's history); else memadmin's.
+    revision: int | None = None
 
     @property
     def bytes(self) -> int:
@@ -449,7 +451,8 @@ class GovernedProvider(c.Provider):
         return c.Item(
             id=stored.ref, partition=stored.partition, tier=stored.tier, key=stored.key,
             source=c.source_label(stored.tier, stored.key), content=stored.content,
-            bytes=stored.bytes, revision=row.revision, data_subject_id=stored.subject,
+            bytes=stored.bytes, revision=stored.revision or row.revision,
+            data_subject_id=stored.subject,
             quarantine=row.quarantine_state, frozen=frozen,
             created_at=stored.created_at or row.first_seen_at, updated_at=stored.updated_at,
         )
@@ -527,7 +530,8 @@ class GovernedProvider(c.Provider):
                 row.revision, row.content_hash = row.revision + 1, stored.digest
                 row.save(update_fields=["revision", "content_hash"])
             self._screen(namespace, stored, row)
-            return c.RetainResult(id=stored.ref, bytes=stored.bytes, revision=row.revision)
+            return c.RetainResult(id=stored.ref, bytes=stored.bytes,
+                                  revision=stored.revision or row.revision)
 
     def _check_size(self, namespace: Namespace, content: str) -> None:
         size = len(content.encode("utf-8"))
@@ -541,10 +545,11 @@ class GovernedProvider(c.Provider):
                 ) -> c.RetainResult:
         row = self._locked_row(current.ref, current)
         assert row is not None  # _observe created it
-        if expected_revision is not None and row.revision != expected_revision:
+        revision = current.revision or row.revision
+        if expected_revision is not None and revision != expected_revision:
             raise c.Conflict(
-                f"the item is at revision {row.revision}, not {expected_revision} (the store "
-                "changed since it was read)", {"revision": row.revision})
+                f"the item is at revision {revision}, not {expected_revision} (the store "
+                "changed since it was read)", {"revision": revision})
         freeze = self._item_freezes([current.ref]).get(current.ref)
         if freeze is not None:
             raise self._frozen_error(freeze)
@@ -561,7 +566,8 @@ class GovernedProvider(c.Provider):
         row.content_hash = stored.digest
         row.save(update_fields=["revision", "content_hash"])
         self._screen(namespace, stored, row)
-        return c.RetainResult(id=stored.ref, bytes=stored.bytes, revision=row.revision)
+        return c.RetainResult(id=stored.ref, bytes=stored.bytes,
+                              revision=stored.revision or row.revision)
 
     def _item_in_scope(self, item_id: str, scope: c.Scope,
                        end: float) -> tuple[Namespace, StoredItem]:
@@ -835,7 +841,8 @@ class GovernedProvider(c.Provider):
             frozen = bool(self._namespace_freezes([namespace])) or bool(
                 self._item_freezes([stored.ref]))
             return c.ItemDetail(item=self._to_item(stored, row, frozen),
-                                revisions=self._history(namespace, stored, row.revision, end))
+                                revisions=self._history(namespace, stored,
+                                                        stored.revision or row.revision, end))
 
     def recall(
         self, text: str | None, *, limit: int = c.RECALL_MAX_HITS, max_bytes: int | None = None,
@@ -868,7 +875,8 @@ class GovernedProvider(c.Provider):
             label = c.source_label(stored.tier, stored.key)
             hits.append(c.RecallHit(source=label, snippet=snippet_for(stored.content, terms),
                                     score=1.0))
-            sources.append(c.Source(id=stored.ref, title=label, revision=row.revision,
+            sources.append(c.Source(id=stored.ref, title=label,
+                                    revision=stored.revision or row.revision,
                                     updated_at=stored.updated_at))
             parts.append(f"[{label}]\n{stored.content}")
         return c.RecallResult(text=c.utf8_cut("\n\n".join(parts), cap),

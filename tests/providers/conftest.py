@@ -27,7 +27,7 @@ from memadmin.providers.services import provider_config_create
 from memadmin.workspaces.models import Namespace, Resource, Workspace
 from memadmin.workspaces.services import admin_credential_mint
 
-PROVIDER_KINDS = ["local", "http", "markdown", "langgraph"]
+PROVIDER_KINDS = ["local", "http", "markdown", "langgraph", "mem0"]
 #: Marks per kind: ``http`` needs committed data, so its cases are transactional.
 KIND_MARKS = {"http": [pytest.mark.django_db(transaction=True)]}
 ITEM_MAX_BYTES = 4096
@@ -138,7 +138,8 @@ def put(provider: c.Provider, scope: c.Scope, op):  # type: ignore[no-untyped-de
 # -- governed stores (markdown, langgraph, mem0): real storage, capabilities honoured -----------
 
 #: Kind -> the fixture building its ProviderConfig over real storage.
-GOVERNED_FIXTURES = {"markdown": "markdown_config", "langgraph": "langgraph_config"}
+GOVERNED_FIXTURES = {"markdown": "markdown_config", "langgraph": "langgraph_config",
+                     "mem0": "mem0_config"}
 
 #: Parity classes -> the operations their cases need. A kind that does not declare one skips
 #: them (it answers Unsupported there, and every page shows the operation as unavailable).
@@ -223,3 +224,32 @@ def langgraph_config(workspace: Workspace, langgraph_store: str) -> ProviderConf
     return provider_config_create(actor=Actor.system("test"), workspace=workspace,
                                   slug="lg", name="LangGraph store", kind="langgraph",
                                   credential=langgraph_store, probed=True)
+
+
+@pytest.fixture(scope="session")
+def mem0_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    """Mem0's configuration for tests: a local Qdrant path, its SQLite history and LangChain's
+    deterministic fake embedder (nothing downloaded, nothing sent; telemetry off). One
+    ``Memory`` serves the session: each test gets agent ids of its own."""
+    folder = tmp_path_factory.mktemp("mem0")
+    yield {
+        "vector_store": {"provider": "qdrant", "config": {
+            "path": str(folder / "qdrant"), "collection_name": "memories",
+            "embedding_model_dims": 64, "on_disk": True}},
+        "embedder": {"provider": "langchain", "config": {"model": "deterministic-fake"}},
+        "history_db_path": str(folder / "history.db"),
+    }
+    from memadmin.providers.mem0 import close_all
+
+    close_all()
+
+
+@pytest.fixture
+def mem0_config(workspace: Workspace, mem0_settings: dict[str, object]) -> ProviderConfig:
+    run = uuid.uuid4().hex[:12]
+    return provider_config_create(
+        actor=Actor.system("test"), workspace=workspace, slug="mem0", name="Mem0",
+        kind="mem0", probed=True,
+        options={"config": mem0_settings,
+                 "scopes": {"alice": {"agent_id": f"alice-{run}"},
+                            "bob": {"agent_id": f"bob-{run}"}}})
