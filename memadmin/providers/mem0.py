@@ -22,6 +22,7 @@ their metadata; anything else is a ``facts`` item keyed by its id.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import json
@@ -84,10 +85,8 @@ def close_all() -> None:
     with _memories_lock:
         for memory in _memories.values():
             for close in (memory.vector_store.client.close, memory.db.close):
-                try:
+                with contextlib.suppress(Exception):  # closing what may be half-open
                     close()
-                except Exception:  # noqa: BLE001, S110 - closing what may be half-open
-                    pass
         _memories.clear()
 
 
