@@ -12,7 +12,8 @@ Configuration: the connection string is the provider's write-only credential. Op
 - ``text_field``: the value's main text field (default: the first string of ``content``,
   ``text``, ``memory``, ``data``).
 
-Items are the store's ``(namespace, key, value)``. Their id is ``<dotted namespace>::<key>``.
+Items are the store's ``(namespace, key, value)``. Their id is ``<dotted namespace>::<key>``
+(percent-quoted: no slash, as ids travel in URL paths; ``peers/bob.md`` is ``peers%2Fbob.md``).
 Content is the main text field when the value has one (an edit replaces that field and keeps
 the rest of the value), else the whole value as JSON (an edit must be a JSON object). Items
 memadmin creates are keyed by their tier-relative label (``pins.md``, ``peers/bob.md``);
@@ -34,6 +35,7 @@ import json
 import threading
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote, unquote
 
 import psycopg
 import psycopg.errors
@@ -47,6 +49,7 @@ from memadmin.workspaces.models import Namespace
 TEXT_FIELDS = ("content", "text", "memory", "data")
 DEFAULT_SUBJECT_KEY = "data_subject_id"
 SEPARATOR = "::"
+SAFE = "-_.~@+=,"
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 LIST_SQL = ("SELECT prefix, key, value, created_at, updated_at, expires_at FROM store "
             "WHERE (prefix = %s OR prefix LIKE %s ESCAPE '\\')")
@@ -58,6 +61,12 @@ FIND_SQL = ("SELECT prefix, key, value, created_at, updated_at, expires_at FROM 
 def _micros(value: dt.datetime) -> int:
     delta = value - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def to_ref(prefix: str, key: str) -> str:
+    """An item id: ``<dotted namespace>::<key>``, each part percent-quoted so that no slash
+    (ids travel in URL paths) and no ``::`` can appear inside (``memories.user-42::pref-1``)."""
+    return quote(prefix, safe=SAFE) + SEPARATOR + quote(key, safe=SAFE)
 
 
 def _like_escape(text: str) -> str:
@@ -191,7 +200,7 @@ class LangGraphProvider(GovernedProvider):
         if "\x00" in content or any(0xD800 <= ord(ch) <= 0xDFFF for ch in content):
             problem = "the value holds text memadmin cannot store (NUL or lone surrogates)"
         return StoredItem(
-            ref=f"{row['prefix']}{SEPARATOR}{row['key']}", partition=namespace.partition_key,
+            ref=to_ref(row["prefix"], row["key"]), partition=namespace.partition_key,
             tier=tier, key=key, content=content, subject=subject,
             updated_at=row["updated_at"], order=_micros(row["updated_at"]),
             created_at=row["created_at"], expires_at=row.get("expires_at"), problem=problem,
@@ -208,7 +217,10 @@ class LangGraphProvider(GovernedProvider):
             yield self._stored(namespace, row)
 
     def _split(self, namespace: Namespace, ref: str) -> tuple[str, str] | None:
-        prefix, sep, key = ref.partition(SEPARATOR)
+        quoted_prefix, sep, quoted_key = ref.partition(SEPARATOR)
+        prefix, key = unquote(quoted_prefix), unquote(quoted_key)
+        if to_ref(prefix, key) != ref:
+            return None
         dotted = ".".join(self._prefix(namespace))
         if not sep or not key or not (prefix == dotted or prefix.startswith(dotted + ".")):
             return None
@@ -247,7 +259,9 @@ class LangGraphProvider(GovernedProvider):
             if position is None and subject is not None:
                 value[self._subject_key()] = subject
         else:
-            dotted, store_key = current.ref.split(SEPARATOR, 1)
+            found = self._split(namespace, current.ref)
+            assert found is not None  # read through this namespace
+            dotted, store_key = found
             labels = tuple(dotted.split("."))
             if position is not None and subject is not None and subject != current.subject:
                 raise c.InvalidRequest("this store keeps the data subject in the namespace; "

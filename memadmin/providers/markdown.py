@@ -10,8 +10,9 @@ Options (``ProviderConfig.options``):
 - ``subject_marker``: a line prefix such as ``"Data subject:"`` naming the data subject in
   files that have no front matter (the front matter key ``data_subject_id`` always counts).
 
-Item ids are ``<folder>/<tier-relative label>`` (``support-bot/peers/bob.md``): relative to the
-root, never absolute. Writes are atomic (a temporary file in the same folder, fsync, then
+Item ids are ``<folder>:<tier-relative label>`` with every ``/`` written ``:``
+(``support-bot:peers:bob.md``, as ids travel in URL paths): relative to the root, never
+absolute; an item's ``source`` is its label as agents see it (``peers/bob.md``). Writes are atomic (a temporary file in the same folder, fsync, then
 ``os.replace``, or ``os.link`` for a new file so a file created meanwhile is never clobbered)
 and compare before they write: the file must still hold what memadmin read, else ``Conflict``.
 A file that is not UTF-8, or larger than ``MAX_FILE_BYTES``, is listed (its subject still
@@ -47,6 +48,13 @@ HEAD_BYTES = 64 * 1024
 SUBJECT_KEY = "data_subject_id"
 _KEYED_TIERS = ("daily", "peers", "facts")
 _FOLDER = re.compile(r"[A-Za-z0-9_-]{1,128}(/[A-Za-z0-9_-]{1,128}){0,3}")
+def to_ref(path: str) -> str:
+    """An item id from a root-relative path: ``support-bot/peers/bob.md`` is
+    ``support-bot:peers:bob.md`` (ids travel in URL paths, where a slash cannot; neither
+    folders nor labels may hold a colon, so it reads back unambiguously)."""
+    return path.replace("/", ":")
+
+
 def split_front_matter(text: str) -> tuple[list[str], str]:
     """(front matter lines, body). Front matter is a first line ``---``, ``key: value`` lines,
     and a closing ``---`` line; anything else is all body."""
@@ -154,7 +162,7 @@ class MarkdownProvider(GovernedProvider):
             problem = "the file holds NUL bytes"
         updated = dt.datetime.fromtimestamp(info.st_mtime_ns / 1e9, tz=dt.UTC)
         item = StoredItem(
-            ref=f"{self._folder(namespace)}/{label}", partition=namespace.partition_key,
+            ref=to_ref(f"{self._folder(namespace)}/{label}"), partition=namespace.partition_key,
             tier=tier, key=key, content=body, subject=subject, updated_at=updated,
             order=info.st_mtime_ns, problem=problem, problem_error=error, size=size,
         )
@@ -187,6 +195,9 @@ class MarkdownProvider(GovernedProvider):
                 yield loaded[0]
 
     def _label_of(self, namespace: Namespace, ref: str) -> tuple[str, str, str] | None:
+        if "/" in ref:
+            return None
+        ref = ref.replace(":", "/")
         prefix = self._folder(namespace) + "/"
         if not ref.startswith(prefix):
             return None
@@ -204,7 +215,7 @@ class MarkdownProvider(GovernedProvider):
         return loaded[0] if loaded is not None else None
 
     def _ref(self, namespace: Namespace, tier: str, key: str) -> str | None:
-        return f"{self._folder(namespace)}/{c.source_label(tier, key)}"
+        return to_ref(f"{self._folder(namespace)}/{c.source_label(tier, key)}")
 
     # -- writing --------------------------------------------------------------------------------
 

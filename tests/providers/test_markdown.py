@@ -80,10 +80,11 @@ class TestFilesAgentsWrote:
 
         items = {i.id: i for i in listing(provider, scope)}
 
-        assert set(items) == {"support-bot/AGENT.md", "support-bot/daily/2026-11-30.md",
-                              "support-bot/peers/maria.md"}
-        assert not any(str(root) in i.id or i.id.startswith("/") for i in items.values())
-        peer = items["support-bot/peers/maria.md"]
+        assert set(items) == {"support-bot:AGENT.md", "support-bot:daily:2026-11-30.md",
+                              "support-bot:peers:maria.md"}
+        # Relative to the root, and without a slash: ids travel in URL paths.
+        assert not any(str(root) in i.id or "/" in i.id for i in items.values())
+        peer = items["support-bot:peers:maria.md"]
         assert (peer.tier, peer.key, peer.source, peer.content) == (
             "peers", "maria", "peers/maria.md", "Prefers email.")
 
@@ -104,7 +105,7 @@ class TestFilesAgentsWrote:
         path = write(root, "peers/maria.md", "---\nowner: ops\ndata_subject_id: cust-42\n---\n"
                                              "Prefers email.")
 
-        provider.update_item("support-bot/peers/maria.md", "Prefers phone.", "replace",
+        provider.update_item("support-bot:peers:maria.md", "Prefers phone.", "replace",
                              expected_revision=1, operation_id=op(), scope=scope,
                              deadline=DEADLINE)
 
@@ -121,17 +122,17 @@ class TestFilesAgentsWrote:
     def test_it_sees_an_agents_direct_write_as_a_new_revision_and_refuses_a_stale_edit(
             self, provider, scope, root, op):
         write(root, "pins.md", "Escalate to Dana.")
-        assert provider.get_item("support-bot/pins.md", scope=scope,
+        assert provider.get_item("support-bot:pins.md", scope=scope,
                                  deadline=DEADLINE).item.revision == 1
 
         write(root, "pins.md", "Escalate to Sam.")  # the agent, behind memadmin's back
 
         with pytest.raises(c.Conflict):
-            provider.update_item("support-bot/pins.md", "Escalate to Lee.", "replace",
+            provider.update_item("support-bot:pins.md", "Escalate to Lee.", "replace",
                                  expected_revision=1, operation_id=op(), scope=scope,
                                  deadline=DEADLINE)
         assert (root / "support-bot/pins.md").read_text() == "Escalate to Sam."
-        assert provider.get_item("support-bot/pins.md", scope=scope,
+        assert provider.get_item("support-bot:pins.md", scope=scope,
                                  deadline=DEADLINE).item.revision == 2
 
     def test_it_erases_a_subject_across_tiers(self, provider, scope, root, op):
@@ -197,7 +198,7 @@ class TestFaults:
         write(root, "peers/legacy.md", b"Subject: cust-9\nCaf\xe9 au lait\n")
 
         [item] = listing(provider, scope)
-        assert (item.id, item.data_subject_id) == ("support-bot/peers/legacy.md", "cust-9")
+        assert (item.id, item.data_subject_id) == ("support-bot:peers:legacy.md", "cust-9")
         with pytest.raises(c.InvalidRequest, match="not valid UTF-8"):
             provider.get_item(item.id, scope=scope, deadline=DEADLINE)
         with pytest.raises(c.InvalidRequest, match="not valid UTF-8"):
@@ -241,14 +242,14 @@ class TestFaults:
                 provider.retain("pins", "", "changed", "replace", operation_id=op(),
                                 scope=scope, deadline=DEADLINE)
             with pytest.raises(c.Unavailable, match="permission denied"):
-                provider.forget(item_id="support-bot/pins.md", operation_id=op(), scope=scope,
+                provider.forget(item_id="support-bot:pins.md", operation_id=op(), scope=scope,
                                 deadline=DEADLINE)
         finally:
             subprocess.run(["chattr", "-i", str(folder)], check=True)
 
         assert (folder / "pins.md").read_text() == "Escalate to Dana."
         assert leftovers(root) == []
-        assert provider.get_item("support-bot/pins.md", scope=scope,
+        assert provider.get_item("support-bot:pins.md", scope=scope,
                                  deadline=DEADLINE).item.revision == 1
 
     def test_it_skips_a_fifo_in_a_tiers_place_instead_of_hanging(self, provider, scope, root):
@@ -256,7 +257,7 @@ class TestFaults:
         os.mkfifo(root / "support-bot" / "pins.md")  # opening it would block forever
         write(root, "AGENT.md", "I answer billing questions.")
 
-        assert [i.id for i in listing(provider, scope)] == ["support-bot/AGENT.md"]
+        assert [i.id for i in listing(provider, scope)] == ["support-bot:AGENT.md"]
 
     def test_it_reports_a_missing_folder_on_health_and_on_reads(self, workspace, tmp_path):
         config = provider_config_create(actor=SYSTEM, workspace=workspace, slug="gone",
@@ -288,7 +289,8 @@ class TestFaults:
         outside.write_text("not memory")
 
         for item_id in ["../secret.md", "support-bot/../../secret.md", str(outside),
-                        "support-bot/pins.md/../../secret.md", "support-bot/notes.txt",
-                        "other-bot/pins.md", "support-bot/PINS.md"]:
+                        "support-bot:..:..:secret.md", "support-bot:pins.md:..:..:secret.md",
+                        "support-bot/pins.md", "support-bot:notes.txt", "other-bot:pins.md",
+                        "support-bot:PINS.md"]:
             with subtests.test(item_id=item_id), pytest.raises(c.NotFound):
                 provider.get_item(item_id, scope=scope, deadline=DEADLINE)

@@ -49,7 +49,7 @@ def test_it_seeds_a_markdown_folder_and_a_langgraph_store_idempotently(
     assert {i.source for i in billing} >= {"AGENT.md", "pins.md", "peers/maria-lopez.md",
                                            "daily/2026-11-30.md"}
     assert {i.id for i in billing if i.data_subject_id == "cust-1042"} == {
-        "billing-bot/peers/maria-lopez.md", "billing-bot/daily/2026-11-30.md"}
+        "billing-bot:peers:maria-lopez.md", "billing-bot:daily:2026-11-30.md"}
     customers = items_of("customers")
     assert len(customers) == 5
     assert sum(1 for i in customers if i.data_subject_id == "cust-1042") == 2
