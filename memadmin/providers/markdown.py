@@ -12,7 +12,9 @@ Options (``ProviderConfig.options``):
 
 Item ids are ``<folder>:<tier-relative label>`` with every ``/`` written ``:``
 (``support-bot:peers:bob.md``, as ids travel in URL paths): relative to the root, never
-absolute; an item's ``source`` is its label as agents see it (``peers/bob.md``). Writes are atomic (a temporary file in the same folder, fsync, then
+absolute; an item's ``source`` is its label as agents see it (``peers/bob.md``).
+
+Writes are atomic (a temporary file in the same folder, fsync, then
 ``os.replace``, or ``os.link`` for a new file so a file created meanwhile is never clobbered)
 and compare before they write: the file must still hold what memadmin read, else ``Conflict``.
 A file that is not UTF-8, or larger than ``MAX_FILE_BYTES``, is listed (its subject still
