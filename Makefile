@@ -63,6 +63,7 @@ run: venv
 	@export DEBUG="$${DEBUG-true}"; \
 	$(PY) manage.py migrate --noinput; \
 	$(PY) manage.py seed_demo; \
+	$(PY) manage.py seed_demo_stores; \
 	exec $(PY) -m memadmin.lib.supervisor --addr $(RUN_ADDR)
 
 test: venv chromium

@@ -29,7 +29,6 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
-from memadmin.lib import outbound
 from memadmin.audit.models import AuditChainHead, AuditEvent
 from memadmin.audit.services import (
     UnknownAuditKey,
@@ -40,6 +39,7 @@ from memadmin.audit.services import (
     check_event,
     known_chains,
 )
+from memadmin.lib import outbound
 
 logger = logging.getLogger(__name__)
 

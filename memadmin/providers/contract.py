@@ -46,6 +46,13 @@ WRITE_OPERATIONS: frozenset[str] = frozenset(
     {"retain", "update", "delete", "forget", "freeze", "quarantine"}
 )
 IDEMPOTENT_WRITES = "idempotent_writes"
+#: The store is also written directly by agents (not through memadmin): a freeze there refuses
+#: memadmin's own writes only, and quarantine is review and purge (agents still read the item).
+DIRECT_WRITES = "direct_writes"
+#: ``get_item`` lists only the current revision: the store keeps no history of earlier ones.
+CURRENT_REVISION_ONLY = "current_revision_only"
+#: What ``capabilities()`` may answer besides operations.
+FEATURES: frozenset[str] = frozenset({IDEMPOTENT_WRITES, DIRECT_WRITES, CURRENT_REVISION_ONLY})
 
 
 # -- errors -------------------------------------------------------------------------------------
@@ -182,6 +189,8 @@ class ProviderSettings:
     credential: str = dataclasses.field(default="", repr=False)
     health_deadline: float = 0.2
     request_deadline: float = 10.0
+    #: Kind-specific settings (a folder, a namespace prefix, where the subject id lives).
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

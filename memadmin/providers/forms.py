@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
 
 from memadmin.lib.outbound import origin_of
 from memadmin.providers.models import ProviderConfig
+
+_RELATIVE_FOLDER = re.compile(r"[A-Za-z0-9_-]{1,64}(/[A-Za-z0-9_-]{1,64}){0,3}")
 
 
 class ProviderForm(forms.ModelForm):
@@ -19,19 +22,32 @@ class ProviderForm(forms.ModelForm):
 
     class Meta:
         model = ProviderConfig
-        fields = ["name", "slug", "kind", "url", "health_deadline_ms", "request_deadline_ms",
-                  "enabled", "probed"]
+        fields = ["name", "slug", "kind", "url", "options", "health_deadline_ms",
+                  "request_deadline_ms", "enabled", "probed"]
         labels = {"health_deadline_ms": "Health deadline (ms)",
                   "request_deadline_ms": "Request deadline (ms)",
                   "probed": "Probed (poll this provider's health)"}
         help_texts = {"health_deadline_ms": "Empty: 200 ms built-in, 1,000 ms remote.",
                       "url": "For remote providers: the endpoint URL, e.g. "
-                             "https://memory.example.com/oc-memory"}
+                             "https://memory.example.com/oc-memory",
+                      "options": "Governed stores, as JSON. Markdown: {\"root\": \"folder "
+                                 "under var/stores\", \"subject_marker\": \"Subject:\"}. "
+                                 "LangGraph: {\"prefixes\": {\"<namespace>\": [\"memories\"]}, "
+                                 "\"subject\": {\"position\": 1} or {\"key\": \"user_id\"}} "
+                                 "(the connection string goes in the credential). Mem0: "
+                                 "{\"config\": {...Memory.from_config...}}."}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["health_deadline_ms"].required = False
         editing = not self.instance._state.adding
+        if "kind" in self.fields:
+            from memadmin.providers.registry import install_command
+
+            self.fields["kind"].choices = [
+                (value, label if not value or install_command(value) is None
+                 else f"{label} (not installed: {install_command(value)})")
+                for value, label in self.fields["kind"].choices]
         if editing:
             # Kind and slug identify the provider; changing them would orphan its data.
             del self.fields["kind"]
@@ -52,6 +68,19 @@ class ProviderForm(forms.ModelForm):
             # The credential is bound to the origin: it never follows the URL elsewhere.
             self.add_error("credential", "The URL points to another origin (scheme, host or "
                            "port): enter the credential again for it, or remove it.")
+        options = data.get("options")
+        if options in (None, ""):
+            data["options"] = options = {}
+        if not isinstance(options, dict):
+            self.add_error("options", "Options must be a JSON object.")
+        elif kind == "markdown":
+            root = options.get("root")
+            if not isinstance(root, str) or not _RELATIVE_FOLDER.fullmatch(root):
+                self.add_error("options", "A Markdown provider needs \"root\": a folder under "
+                                          "var/stores (letters, digits, -, _ and /; no ..).")
+        elif kind == "langgraph" and not (data.get("credential") or self.instance.credential):
+            self.add_error("credential", "A LangGraph store needs its PostgreSQL connection "
+                                         "string (kept write-only).")
         return data
 
     def changes(self) -> dict[str, Any]:

@@ -12,11 +12,17 @@ from memadmin.lib.crypto import EncryptedTextField
 from memadmin.lib.outbound import OutboundRefused, check_url
 from memadmin.workspaces.models import Workspace, slug_validator
 
-DEFAULT_HEALTH_DEADLINE_MS = {"local": 200, "http": 1000}
+DEFAULT_HEALTH_DEADLINE_MS = {"local": 200, "http": 1000, "markdown": 200, "langgraph": 1000,
+                              "mem0": 1000}
+#: Kinds whose store memadmin does not own: agents write it directly (see providers/governed.py).
+GOVERNED_KINDS = ("markdown", "langgraph", "mem0")
 
 
 class ProviderConfig(models.Model):
-    KIND_CHOICES = [("local", "Built-in PostgreSQL store"), ("http", "Remote HTTP provider")]
+    KIND_CHOICES = [("local", "Built-in PostgreSQL store"), ("http", "Remote HTTP provider"),
+                    ("markdown", "Markdown memory folder"),
+                    ("langgraph", "LangGraph store (PostgreSQL)"),
+                    ("mem0", "Mem0 open-source memory")]
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="providers")
@@ -28,6 +34,9 @@ class ProviderConfig(models.Model):
     # hashed because memadmin must present it, so it is encrypted at rest (the column holds a
     # Fernet token; forms cap the clear value at 500 characters).
     credential = EncryptedTextField(blank=True)
+    # Kind-specific settings of governed stores (a folder, a namespace prefix, where the data
+    # subject id lives); never secrets: those go in the credential.
+    options = models.JSONField(default=dict, blank=True)
     health_deadline_ms = models.PositiveIntegerField(
         validators=[MinValueValidator(10), MaxValueValidator(30_000)]
     )
@@ -44,7 +53,8 @@ class ProviderConfig(models.Model):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["workspace", "slug"], name="provider_slug_unique"),
-            models.CheckConstraint(condition=models.Q(kind__in=["local", "http"]),
+            models.CheckConstraint(condition=models.Q(kind__in=["local", "http", "markdown",
+                                                                 "langgraph", "mem0"]),
                                    name="provider_kind_valid"),
             models.CheckConstraint(condition=~models.Q(kind="http", url=""),
                                    name="provider_http_needs_url"),
@@ -84,6 +94,11 @@ class ProviderConfig(models.Model):
     def request_deadline(self) -> float:
         """The request deadline in seconds, as the provider contract takes it."""
         return self.request_deadline_ms / 1000
+
+    @property
+    def agents_write_directly(self) -> bool:
+        """A store agents also write directly: memadmin's freezes bind only its own writes."""
+        return self.kind in GOVERNED_KINDS
 
 
 class HealthCheck(models.Model):
@@ -135,3 +150,28 @@ class HealthTransition(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["provider", "-at"], name="healthtransition_recent")]
+
+
+class GovernedItem(models.Model):
+    """What memadmin knows of one item of a store it governs but does not own (``markdown``,
+    ``langgraph``, ``mem0``): the revision it has seen, the hash of the content it last saw (a
+    different hash means someone else changed the item: the revision moves on), and the item's
+    quarantine state. Never the content itself. Deleted with the item."""
+
+    id = models.BigAutoField(primary_key=True)
+    provider = models.ForeignKey(ProviderConfig, on_delete=models.CASCADE,
+                                 related_name="governed_items")
+    item_ref = models.CharField(max_length=1024)
+    revision = models.PositiveIntegerField(default=1)
+    content_hash = models.CharField(max_length=64)
+    quarantine_state = models.CharField(max_length=10, default="clear")
+    first_seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "item_ref"],
+                                    name="governeditem_unique"),
+            models.CheckConstraint(
+                condition=models.Q(quarantine_state__in=["clear", "pending", "released"]),
+                name="governeditem_quarantine_valid"),
+        ]

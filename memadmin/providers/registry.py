@@ -5,9 +5,11 @@ Adding a kind touches ``providers/`` only: write the class, add its dotted path 
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
@@ -21,7 +23,27 @@ if TYPE_CHECKING:
 KINDS: dict[str, str] = {
     "local": "memadmin.memory.store.LocalProvider",
     "http": "memadmin.providers.http.HttpProvider",
+    "markdown": "memadmin.providers.markdown.MarkdownProvider",
+    "langgraph": "memadmin.providers.langgraph.LangGraphProvider",
+    "mem0": "memadmin.providers.mem0.Mem0Provider",
 }
+#: Kinds whose store library is an optional extra: (module to find, how to install it).
+OPTIONAL_LIBRARIES: dict[str, tuple[str, str]] = {
+    "langgraph": ("langgraph.store.postgres", "pip install 'memadmin[langgraph]'"),
+    "mem0": ("mem0", "pip install 'memadmin[mem0]'"),
+}
+
+
+def install_command(kind: str) -> str | None:
+    """How to install the library of ``kind`` when it is missing here, else None."""
+    if kind not in OPTIONAL_LIBRARIES:
+        return None
+    module, command = OPTIONAL_LIBRARIES[kind]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else command
 
 
 @cache
@@ -29,10 +51,40 @@ def provider_class(kind: str) -> type[Provider]:
     path = KINDS.get(kind)
     if path is None:
         raise Unsupported(f"provider kind {kind!r} is not available in this installation")
-    cls = import_string(path)
+    command = install_command(kind)
+    if command is not None:
+        return _not_installed(kind, command)
+    try:
+        cls = import_string(path)
+    except ImportError as exc:
+        # The library is there but broken (a missing dependency of it): same answer.
+        return _not_installed(kind, OPTIONAL_LIBRARIES.get(kind, ("", str(exc)))[1])
     if not issubclass(cls, Provider):
         raise TypeError(f"{path} is not a Provider")
     return cls
+
+
+def _not_installed(kind: str, command: str) -> type[Provider]:
+    from memadmin.providers.missing import not_installed_class
+
+    return not_installed_class(kind, command)
+
+
+def stores_dir() -> Path:
+    """Where relative Markdown folders live (``MEMADMIN_STORES_DIR``, default ``var/stores``):
+    pages name a folder relative to it, never an absolute path."""
+    from django.conf import settings
+
+    return Path(getattr(settings, "MEMADMIN_STORES_DIR", settings.VAR_DIR / "stores"))
+
+
+def _options(config: ProviderConfig) -> dict[str, Any]:
+    options = dict(config.options or {}) if isinstance(config.options, dict) else {}
+    root = options.get("root")
+    if config.kind == "markdown" and isinstance(root, str) and root and \
+            not Path(root).is_absolute():
+        options["root"] = str(stores_dir() / root)
+    return options
 
 
 def settings_for(config: ProviderConfig) -> ProviderSettings:
@@ -41,6 +93,7 @@ def settings_for(config: ProviderConfig) -> ProviderSettings:
         kind=config.kind, url=config.url, credential=config.credential,
         health_deadline=config.health_deadline_ms / 1000,
         request_deadline=config.request_deadline,
+        options=_options(config),
     )
 
 

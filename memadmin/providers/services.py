@@ -19,7 +19,7 @@ from memadmin.providers.registry import provider_for
 from memadmin.workspaces.models import Workspace
 
 PROVIDER_EDITABLE = ("name", "url", "credential", "health_deadline_ms", "request_deadline_ms",
-                     "enabled", "probed")
+                     "enabled", "probed", "options")
 
 
 @transaction.atomic

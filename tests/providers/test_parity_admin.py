@@ -235,5 +235,5 @@ class TestCapabilities:
     def test_it_names_only_known_operations(self, provider):
         capabilities = provider.capabilities(deadline=DEADLINE)
 
-        assert capabilities <= c.OPERATIONS | {c.IDEMPOTENT_WRITES}
+        assert capabilities <= c.OPERATIONS | c.FEATURES
         assert "recall" in capabilities
