@@ -16,6 +16,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from memadmin.jobs.models import ServiceHeartbeat
+from memadmin.providers.health import DEGRADED_LATENCY_SHARE
 from memadmin.providers.models import ProviderConfig, ProviderHealth
 
 STRIP_LENGTH = 50
@@ -59,6 +60,39 @@ class ProviderPanel:
     last_checked_at: dt.datetime | None
     strip: list[Check]
     timeline: list[Transition]
+    failures_24h: int = 0
+
+    @property
+    def last_check(self) -> Check | None:
+        return self.strip[-1] if self.strip else None
+
+    @property
+    def last_failed(self) -> bool:
+        return self.last_check is not None and not self.last_check.ok
+
+    @property
+    def reason(self) -> str:
+        """Why the provider is in its state, in words an operator reads at a glance."""
+        deadline = self.config.health_deadline_ms
+        last = self.last_check
+        if self.state == "degraded" and last is not None:
+            if last.ok:
+                share = round(100 * DEGRADED_LATENCY_SHARE)
+                return (f"{last.latency_ms:.0f} ms, over {share}% of the "
+                        f"{_duration(deadline)} deadline")
+            failures = getattr(getattr(self.config, "health", None), "consecutive_failures", 0)
+            down_after = settings.MEMADMIN_HEALTH_DOWN_AFTER
+            return (f"{failures} failed check{'s' if failures != 1 else ''} in a row "
+                    f"(down after {down_after}): {last.message}")
+        if self.state == "down" and last is not None:
+            return f"last check failed: {last.message}"
+        if self.state == "stale":
+            return "no check recorded recently: is the scheduler running?"
+        if self.state == "disabled":
+            return "disabled: not polled"
+        if self.state == "unprobed":
+            return "not polled (polling is switched off for this provider)"
+        return ""
 
     @property
     def last_ok_seconds(self) -> int | None:
@@ -98,6 +132,10 @@ class HealthPanel:
         return self._alive(self.worker_beat, 30)
 
 
+def _duration(ms: int) -> str:
+    return f"{ms / 1000:g} s" if ms >= 1000 and ms % 100 == 0 else f"{ms} ms"
+
+
 def displayed_state(config: ProviderConfig, health: ProviderHealth | None,
                     now: dt.datetime) -> str:
     if not config.enabled:
@@ -128,14 +166,17 @@ def health_panel(workspace: Any) -> HealthPanel:
     timelines: dict[Any, list[tuple[Any, ...]]] = {pk: [] for pk in ids}
     if ids:
         for row in _rows(
+            # Latency percentiles over successful checks only: a refused connection's 0.3 ms
+            # or a timeout's full deadline is not a latency. Failures are counted apart.
             "SELECT provider_id,"
             " percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms)"
-            "   FILTER (WHERE checked_at >= %s),"
-            " avg(ok::int) FILTER (WHERE checked_at >= %s), avg(ok::int)"
+            "   FILTER (WHERE checked_at >= %s AND ok),"
+            " avg(ok::int) FILTER (WHERE checked_at >= %s), avg(ok::int),"
+            " count(*) FILTER (WHERE checked_at >= %s AND NOT ok)"
             " FROM providers_healthcheck WHERE provider_id = ANY(%s) AND checked_at >= %s"
             " GROUP BY provider_id",
-            [now - dt.timedelta(hours=24), now - dt.timedelta(hours=24), ids,
-             now - dt.timedelta(days=7)],
+            [now - dt.timedelta(hours=24), now - dt.timedelta(hours=24),
+             now - dt.timedelta(hours=24), ids, now - dt.timedelta(days=7)],
         ):
             stats[row[0]] = row[1:]
         # LATERAL + LIMIT walks the (provider, -checked_at) index: cost does not grow with
@@ -159,8 +200,9 @@ def health_panel(workspace: Any) -> HealthPanel:
     panels = []
     for config in configs:
         health = getattr(config, "health", None)
-        p95, up24, up7 = stats.get(config.pk, (None, None, None))
+        p95, up24, up7, failures = stats.get(config.pk, (None, None, None, 0))
         strip = list(reversed(strips[config.pk]))
+        succeeded = [check for check in strip if check.ok]
         newest_first = timelines[config.pk]
         timeline = [
             Transition(from_state=f, to_state=t, at=at, message=m,
@@ -170,13 +212,13 @@ def health_panel(workspace: Any) -> HealthPanel:
         panels.append(ProviderPanel(
             config=config, state=displayed_state(config, health, now),
             message=health.message if health else "",
-            latency_ms=strip[-1].latency_ms if strip else None,
+            latency_ms=succeeded[-1].latency_ms if succeeded else None,
             p95_24h=float(p95) if p95 is not None else None,
             uptime_24h=float(up24) * 100 if up24 is not None else None,
             uptime_7d=float(up7) * 100 if up7 is not None else None,
             last_ok_at=health.last_ok_at if health else None,
             last_checked_at=health.last_checked_at if health else None,
-            strip=strip, timeline=timeline,
+            strip=strip, timeline=timeline, failures_24h=failures or 0,
         ))
     beats = dict(ServiceHeartbeat.objects.values_list("name", "beat_at"))
     # Age of the oldest task that could run now and has not started: a stuck or missing worker.
