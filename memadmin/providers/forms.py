@@ -31,6 +31,9 @@ class ProviderForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["health_deadline_ms"].required = False
         editing = not self.instance._state.adding
+        if not editing and not self.is_bound:
+            # A provider nobody polls is a provider nobody notices going down.
+            self.initial.setdefault("probed", True)
         if editing:
             # Kind and slug identify the provider; changing them would orphan its data.
             del self.fields["kind"]

@@ -10,7 +10,10 @@ from django.db import transaction
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import Freeze
+from memadmin.providers import health
+from memadmin.providers.contract import HealthStatus
 from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig, ProviderHealth
+from memadmin.providers.registry import provider_for
 from memadmin.workspaces.models import Workspace
 
 PROVIDER_EDITABLE = ("name", "url", "credential", "health_deadline_ms", "request_deadline_ms",
@@ -42,6 +45,20 @@ def provider_config_update(*, actor: Actor, config: ProviderConfig,
                        target_type="provider", target_id=config.pk,
                        data={"fields": sorted(changes)})
     return config
+
+
+def provider_connection_test(*, actor: Actor, config: ProviderConfig) -> HealthStatus:
+    """One bounded health call asked for by an operator ("Test connection"). Its result is a
+    check like any poll's: it is stored and moves the provider's state, so the panel agrees with
+    what the operator just saw."""
+    status = provider_for(config).health(deadline=config.health_deadline_ms / 1000)
+    with transaction.atomic():
+        if config.enabled:
+            health.record(config, status)
+        audit_event_create(workspace=config.workspace, actor=actor, action="provider.test",
+                           target_type="provider", target_id=config.pk,
+                           data={"ok": status.ok, "latency_ms": status.latency_ms})
+    return status
 
 
 @transaction.atomic

@@ -110,11 +110,7 @@ def provider_test(request: AuthenticatedHttpRequest, slug: str, provider: str) -
     """One bounded health check (it never raises and never waits past the health deadline)."""
     workspace = access.get_workspace(request.user, slug, "run_health_checks")
     config = _get_provider(workspace, provider)
-    status = provider_for(config).health(deadline=config.health_deadline_ms / 1000)
-    with transaction.atomic():
-        audit_event_create(workspace=workspace, actor=Actor.of(request.user),
-                           action="provider.test", target_type="provider", target_id=config.pk,
-                           data={"ok": status.ok, "latency_ms": status.latency_ms})
+    status = services.provider_connection_test(actor=Actor.of(request.user), config=config)
     template = "providers/list.html#test-result" if request.htmx else "providers/test.html"
     return render(request, template,
                   ws_context(request, workspace, provider=config, status=status,

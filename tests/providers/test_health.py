@@ -772,3 +772,17 @@ def test_it_retries_an_alert_only_to_the_targets_that_failed(workspace, servers)
     assert (good.request_count, bad.request_count) == (1, 2)
     bad_target.refresh_from_db()
     assert bad_target.last_sent_at is not None and bad_target.last_error == ""
+
+
+@polling
+def test_it_records_a_poll_in_the_same_number_of_statements_for_3_or_12_providers(
+        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+    def statements(count: int, prefix: str) -> int:
+        configs = [remote(workspace, servers.start(), slug=f"{prefix}{n}") for n in range(count)]
+        with CaptureQueriesContext(connection) as queries:
+            results = health.poll(configs)
+        assert {r.state for r in results} == {"ok"}
+        assert HealthCheck.objects.filter(provider__in=configs).count() == count
+        return len(queries)
+
+    assert statements(3, "a") == statements(12, "b")
