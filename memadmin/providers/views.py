@@ -19,7 +19,6 @@ from memadmin.lib.keys import secret_digest
 from memadmin.providers import health, selectors, services
 from memadmin.providers.forms import ProviderForm
 from memadmin.providers.models import HEALTH_STATES, ProviderConfig
-from memadmin.providers.registry import provider_for
 from memadmin.workspaces import access
 from memadmin.workspaces.models import MetricsToken, Workspace
 from memadmin.workspaces.views import ws_context
