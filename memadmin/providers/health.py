@@ -23,6 +23,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from memadmin.providers.alerts import alert_enqueue_all
 from memadmin.providers.contract import HealthStatus
 from memadmin.providers.models import HealthCheck, HealthTransition, ProviderConfig, ProviderHealth
 from memadmin.providers.registry import provider_for
@@ -202,12 +203,7 @@ def record_many(observed: list[tuple[ProviderConfig, HealthStatus]]) -> dict[Any
             ["state", "message", "consecutive_failures", "last_checked_at", "last_ok_at"])
         if transitions:
             HealthTransition.objects.bulk_create(transitions)
-            from memadmin.providers.alerts import alert_enqueue
-
-            for transition in transitions:
-                if transition.to_state == "down" or (transition.from_state == "down"
-                                                     and transition.to_state == "ok"):
-                    alert_enqueue(transition)
+            alert_enqueue_all(transitions)
     return states
 
 

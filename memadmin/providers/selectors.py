@@ -17,7 +17,7 @@ from django_tasks_db.models import DBTaskResult
 
 from memadmin.jobs.models import ServiceHeartbeat
 from memadmin.providers.health import DEGRADED_LATENCY_SHARE
-from memadmin.providers.models import ProviderConfig, ProviderHealth
+from memadmin.providers.models import MaintenanceWindow, ProviderConfig, ProviderHealth
 
 STRIP_LENGTH = 50
 TIMELINE_LENGTH = 8
@@ -61,6 +61,8 @@ class ProviderPanel:
     strip: list[Check]
     timeline: list[Transition]
     failures_24h: int = 0
+    maintenance_checks_7d: int = 0
+    maintenance: MaintenanceWindow | None = None
 
     @property
     def last_check(self) -> Check | None:
@@ -108,6 +110,7 @@ class ProviderPanel:
 @dataclasses.dataclass
 class HealthPanel:
     providers: list[ProviderPanel]
+    maintenance: list[MaintenanceWindow]
     scheduler_beat: dt.datetime | None
     worker_beat: dt.datetime | None
     queue_age_seconds: int | None
@@ -168,15 +171,25 @@ def health_panel(workspace: Any) -> HealthPanel:
         for row in _rows(
             # Latency percentiles over successful checks only: a refused connection's 0.3 ms
             # or a timeout's full deadline is not a latency. Failures are counted apart.
+            # Checks inside a maintenance window are reported apart: they count neither for
+            # nor against uptime.
             "SELECT provider_id,"
             " percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms)"
             "   FILTER (WHERE checked_at >= %s AND ok),"
-            " avg(ok::int) FILTER (WHERE checked_at >= %s), avg(ok::int),"
-            " count(*) FILTER (WHERE checked_at >= %s AND NOT ok)"
-            " FROM providers_healthcheck WHERE provider_id = ANY(%s) AND checked_at >= %s"
+            " avg(ok::int) FILTER (WHERE checked_at >= %s AND NOT maint),"
+            " avg(ok::int) FILTER (WHERE NOT maint),"
+            " count(*) FILTER (WHERE checked_at >= %s AND NOT ok AND NOT maint),"
+            " count(*) FILTER (WHERE maint)"
+            " FROM (SELECT h.provider_id, h.ok, h.latency_ms, h.checked_at, EXISTS ("
+            "   SELECT 1 FROM providers_maintenancewindow m"
+            "   WHERE (m.provider_id = h.provider_id"
+            "          OR (m.provider_id IS NULL AND m.workspace_id = %s))"
+            "     AND h.checked_at >= m.starts_at AND h.checked_at < m.ends_at) AS maint"
+            "   FROM providers_healthcheck h"
+            "   WHERE h.provider_id = ANY(%s) AND h.checked_at >= %s) checks"
             " GROUP BY provider_id",
             [now - dt.timedelta(hours=24), now - dt.timedelta(hours=24),
-             now - dt.timedelta(hours=24), ids, now - dt.timedelta(days=7)],
+             now - dt.timedelta(hours=24), workspace.pk, ids, now - dt.timedelta(days=7)],
         ):
             stats[row[0]] = row[1:]
         # LATERAL + LIMIT walks the (provider, -checked_at) index: cost does not grow with
@@ -197,10 +210,12 @@ def health_panel(workspace: Any) -> HealthPanel:
             [ids, TIMELINE_LENGTH + 1],
         ):
             timelines[row[0]].append(row[1:])
+    windows = maintenance_windows(workspace, now)
     panels = []
     for config in configs:
         health = getattr(config, "health", None)
-        p95, up24, up7, failures = stats.get(config.pk, (None, None, None, 0))
+        p95, up24, up7, failures, in_maintenance = stats.get(config.pk,
+                                                             (None, None, None, 0, 0))
         strip = list(reversed(strips[config.pk]))
         succeeded = [check for check in strip if check.ok]
         newest_first = timelines[config.pk]
@@ -219,17 +234,28 @@ def health_panel(workspace: Any) -> HealthPanel:
             last_ok_at=health.last_ok_at if health else None,
             last_checked_at=health.last_checked_at if health else None,
             strip=strip, timeline=timeline, failures_24h=failures or 0,
+            maintenance_checks_7d=in_maintenance or 0,
+            maintenance=next((w for w in windows if w.provider_id in (None, config.pk)
+                              and w.starts_at <= now), None),
         ))
     beats = dict(ServiceHeartbeat.objects.values_list("name", "beat_at"))
     # Age of the oldest task that could run now and has not started: a stuck or missing worker.
     queue_age = DBTaskResult.objects.ready().aggregate(
         oldest=Min("enqueued_at"))["oldest"]
     return HealthPanel(
-        providers=panels, scheduler_beat=beats.get("scheduler"),
+        providers=panels, maintenance=windows, scheduler_beat=beats.get("scheduler"),
         worker_beat=beats.get("worker"),
         queue_age_seconds=int((now - queue_age).total_seconds()) if queue_age else None,
         refresh_seconds=settings.MEMADMIN_PANEL_REFRESH_SECONDS,
     )
+
+
+def maintenance_windows(workspace: Any, now: dt.datetime) -> list[MaintenanceWindow]:
+    """Windows running now or starting within a week, soonest first (banner and schedule)."""
+    return list(MaintenanceWindow.objects
+                .filter(workspace=workspace, ends_at__gt=now,
+                        starts_at__lt=now + dt.timedelta(days=7))
+                .select_related("provider", "created_by").order_by("starts_at"))
 
 
 def health_summary(workspace: Any) -> dict[str, int]:

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
 from memadmin.memory.models import Freeze
 from memadmin.providers import health
+from memadmin.providers.alerts import deliver_test
 from memadmin.providers.contract import HealthStatus
-from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig, ProviderHealth
+from memadmin.providers.models import (
+    DEFAULT_HEALTH_DEADLINE_MS,
+    HealthTransition,
+    IncidentNote,
+    MaintenanceWindow,
+    ProviderConfig,
+    ProviderHealth,
+)
 from memadmin.providers.registry import provider_for
-from memadmin.workspaces.models import Workspace
+from memadmin.workspaces.models import AlertTarget, Workspace
 
 PROVIDER_EDITABLE = ("name", "url", "credential", "health_deadline_ms", "request_deadline_ms",
                      "enabled", "probed")
@@ -61,6 +71,17 @@ def provider_connection_test(*, actor: Actor, config: ProviderConfig) -> HealthS
     return status
 
 
+def alert_target_test(*, actor: Actor, alert: AlertTarget) -> str | None:
+    """"Send test alert": one bounded delivery, logged in the delivery log and audited.
+    Returns the error, or None when the target took it."""
+    error = deliver_test(alert)
+    with transaction.atomic():
+        audit_event_create(workspace=alert.workspace, actor=actor, action="alert_target.test",
+                           target_type="alert_target", target_id=alert.pk,
+                           data={"kind": alert.kind, "ok": error is None})
+    return error
+
+
 @transaction.atomic
 def provider_config_delete(*, actor: Actor, config: ProviderConfig) -> None:
     """Delete a provider config. Refused while anything of it is frozen or on legal hold, or
@@ -76,3 +97,51 @@ def provider_config_delete(*, actor: Actor, config: ProviderConfig) -> None:
     config.delete()
     audit_event_create(workspace=workspace, actor=actor, action="provider.delete",
                        target_type="provider", target_id=pk, data={"slug": slug})
+
+
+# -- maintenance windows and incident notes -------------------------------------------------------
+
+
+@transaction.atomic
+def maintenance_schedule(*, actor: Actor, workspace: Workspace, provider: ProviderConfig | None,
+                         starts_at: Any, ends_at: Any, reason: str) -> MaintenanceWindow:
+    window = MaintenanceWindow(workspace=workspace, provider=provider, starts_at=starts_at,
+                               ends_at=ends_at, reason=reason, created_by=actor.user)
+    window.full_clean()
+    window.save()
+    audit_event_create(workspace=workspace, actor=actor, action="maintenance.schedule",
+                       target_type="provider" if provider else "workspace",
+                       target_id=provider.pk if provider else workspace.pk,
+                       data={"window": str(window.pk), "starts_at": starts_at.isoformat(),
+                             "ends_at": ends_at.isoformat()})
+    return window
+
+
+@transaction.atomic
+def maintenance_end(*, actor: Actor, window: MaintenanceWindow) -> None:
+    """End a running window now, or cancel one that has not started."""
+    now = timezone.now()
+    if window.starts_at >= now:
+        pk = window.pk
+        window.delete()
+        action = "maintenance.cancel"
+    else:
+        pk = window.pk
+        window.ends_at = max(now, window.starts_at + dt.timedelta(seconds=1))
+        window.save(update_fields=["ends_at"])
+        action = "maintenance.end"
+    audit_event_create(workspace=window.workspace, actor=actor, action=action,
+                       target_type="workspace", target_id=window.workspace.pk,
+                       data={"window": str(pk)})
+
+
+@transaction.atomic
+def incident_note_set(*, actor: Actor, transition: HealthTransition, text: str) -> IncidentNote:
+    note, _ = IncidentNote.objects.update_or_create(
+        transition=transition, defaults={"text": text, "author": actor.user})
+    note.full_clean()
+    audit_event_create(workspace=transition.provider.workspace, actor=actor,
+                       action="incident.note", target_type="provider",
+                       target_id=transition.provider_id,
+                       data={"incident": transition.pk, "length": len(text)})
+    return note

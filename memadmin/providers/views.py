@@ -126,7 +126,8 @@ def health_page(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug)
     panel = selectors.health_panel(workspace)
     template = "providers/health.html#panel" if request.htmx else "providers/health.html"
-    return render(request, template, ws_context(request, workspace, panel=panel, tab="health"))
+    return render(request, template, ws_context(request, workspace, panel=panel, tab="health",
+                                                now=timezone.now()))
 
 
 @require_POST
