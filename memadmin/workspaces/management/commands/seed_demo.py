@@ -7,6 +7,7 @@ acme / bulk / load for benchmarks, with COPY.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.conf import settings
@@ -64,6 +65,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"VACUUM (ANALYZE) took {bulk.vacuum_seconds:.1f} s")
 
         self.stdout.write(self.style.SUCCESS(
-            f"Log in at http://127.0.0.1:8000/ as admin / {password}"))
+            f"Log in at http://{os.environ.get('RUN_ADDR') or '127.0.0.1:8000'}/ as admin / "
+            f"{password}"))
         self.stdout.write("Demo users (same password): "
                           + ", ".join(user.get_username() for user in users))
