@@ -250,6 +250,28 @@ def health_panel(workspace: Any) -> HealthPanel:
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class DeletionImpact:
+    resources: list[tuple[Any, int]]  # (resource, namespace count)
+    holds: int  # unlifted freezes and legal holds on anything of the provider
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.resources or self.holds)
+
+
+def deletion_impact(config: ProviderConfig) -> DeletionImpact:
+    from memadmin.memory.models import Freeze
+
+    resources = [(r, r.namespace_count) for r in config.resources.annotate(
+        namespace_count=Count("namespaces")).order_by("slug")]
+    active = Freeze.objects.filter(lifted_at__isnull=True)
+    holds = (active.filter(provider=config).count()
+             + active.filter(resource__provider=config).count()
+             + active.filter(namespace__resource__provider=config).count())
+    return DeletionImpact(resources, holds)
+
+
 def maintenance_windows(workspace: Any, now: dt.datetime) -> list[MaintenanceWindow]:
     """Windows running now or starting within a week, soonest first (banner and schedule)."""
     return list(MaintenanceWindow.objects

@@ -88,11 +88,16 @@ def provider_edit(request: AuthenticatedHttpRequest, slug: str, provider: str) -
                   status=400 if form.errors else 200)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required
 def provider_delete(request: AuthenticatedHttpRequest, slug: str, provider: str) -> HttpResponse:
+    """GET: what deleting would do (and what blocks it); POST: delete."""
     workspace = access.get_workspace(request.user, slug, "manage_providers")
     config = _get_provider(workspace, provider)
+    if request.method == "GET":
+        return render(request, "providers/delete_confirm.html", ws_context(
+            request, workspace, tab="providers", provider=config,
+            impact=selectors.deletion_impact(config)))
     try:
         services.provider_config_delete(actor=Actor.of(request.user), config=config)
     except ValidationError as exc:

@@ -114,9 +114,21 @@ class TestDelete:
         assert "frozen or on legal hold" in response.content.decode()
         assert ProviderConfig.objects.filter(pk=local_config.pk).exists()
 
-    def test_it_rejects_get(self, client_for, remote) -> None:
-        assert client_for("olga").get(
-            reverse("providers:delete", args=["acme", "remote"])).status_code == 405
+    def test_get_asks_for_confirmation_and_deletes_nothing(self, client_for, remote) -> None:
+        page = client_for("olga").get(reverse("providers:delete", args=["acme", "remote"]))
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert "Delete provider Remote?" in html and "not deleted" in html
+        assert ProviderConfig.objects.filter(pk=remote.pk).exists()
+
+    def test_the_confirmation_names_the_resources_and_namespaces_that_block_it(
+            self, client_for, resource, namespace, other_namespace) -> None:  # type: ignore[no-untyped-def]
+        html = client_for("olga").get(
+            reverse("providers:delete", args=["acme", "builtin"])).content.decode()
+        assert "knowledge" in html and "2 namespaces" in html
+        assert "cannot be deleted yet" in html
+        assert 'class="danger">Delete provider' not in html
+        assert "Delete provider Built-in?" in html
 
 
 class TestConnectionTest:

@@ -203,7 +203,7 @@ ROWS: dict[str, Row] = {
     "providers:list": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "providers:create": Row(WS, get=gate(PROVIDERS, 200), post=gate(PROVIDERS, 400)),
     "providers:edit": Row(PROV, get=gate(PROVIDERS, 200), post=gate(PROVIDERS, 400)),
-    "providers:delete": Row(PROV, get=NOT_ALLOWED, post=gate(PROVIDERS, 302)),
+    "providers:delete": Row(PROV, get=gate(PROVIDERS, 200), post=gate(PROVIDERS, 302)),
     "providers:test": Row(PROV, get=NOT_ALLOWED, post=gate(PROVIDERS, 200)),
     "providers:check_now": Row(PROV, get=NOT_ALLOWED, post=gate(PROVIDERS, 302)),
     "providers:health": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
