@@ -62,7 +62,7 @@ chromium:
 run: venv
 	@export DEBUG="$${DEBUG-true}"; \
 	$(PY) manage.py migrate --noinput; \
-	$(PY) manage.py seed_demo; \
+	RUN_ADDR=$(RUN_ADDR) $(PY) manage.py seed_demo; \
 	$(PY) manage.py seed_demo_stores; \
 	exec $(PY) -m memadmin.lib.supervisor --addr $(RUN_ADDR)
 

@@ -216,6 +216,8 @@ MEMADMIN_HEALTH_INTERVAL = envint("MEMADMIN_HEALTH_INTERVAL", 30, minimum=1)
 MEMADMIN_HEALTH_DOWN_AFTER = envint("MEMADMIN_HEALTH_DOWN_AFTER", 2, minimum=1)
 MEMADMIN_HEALTH_MANUAL_SECONDS = envint("MEMADMIN_HEALTH_MANUAL_SECONDS", 10, minimum=1)
 MEMADMIN_HEALTH_THREADS = envint("MEMADMIN_HEALTH_THREADS", 32, minimum=1)
+# A provider that goes down again within this many seconds of its last alert does not page again.
+MEMADMIN_ALERT_QUIET_SECONDS = envint("MEMADMIN_ALERT_QUIET_SECONDS", 900, minimum=0)
 MEMADMIN_PANEL_REFRESH_SECONDS = envint("MEMADMIN_PANEL_REFRESH_SECONDS", 10, minimum=1)
 # First wait before a failed provider step of a subject request is tried again (then doubling).
 MEMADMIN_GDPR_RETRY_SECONDS = envint("MEMADMIN_GDPR_RETRY_SECONDS", 2, minimum=0)

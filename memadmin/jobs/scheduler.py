@@ -85,15 +85,21 @@ def run_due(duties: list[Duty], now: float) -> None:
 
 def run_forever(duties: list[Duty], tick: float = 1.0,
                 should_stop: Callable[[], bool] = lambda: False) -> None:
-    holding = False
+    holding = waiting_said = False
     while not should_stop():
         if not holding:
             close_old_connections()
             holding = try_lock()
             if not holding:
+                if not waiting_said:
+                    logger.info("scheduler: another scheduler holds the leader lock (PostgreSQL "
+                                "advisory lock %s); this one waits and takes over if it stops",
+                                SCHEDULER_LOCK)
+                    waiting_said = True
                 time.sleep(5 * tick)
                 continue
-            logger.info("scheduler: active")
+            logger.info("scheduler: active (holds the leader lock: only one scheduler runs "
+                        "periodic work at a time)")
         runner.beat("scheduler")
         run_due(duties, time.monotonic())
         time.sleep(tick)

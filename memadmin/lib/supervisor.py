@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--addr", default="127.0.0.1:8000", help="runserver address")
     args = parser.parse_args(argv)
+    say(f"web server on http://{args.addr}/ , with one task worker and the scheduler")
     return Supervisor(children(args.addr)).run()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -48,6 +49,9 @@ class ProviderForm(forms.ModelForm):
                 (value, label if not value or install_command(value) is None
                  else f"{label} (not installed: {install_command(value)})")
                 for value, label in self.fields["kind"].choices]
+        if not editing and not self.is_bound:
+            # A provider nobody polls is a provider nobody notices going down.
+            self.initial.setdefault("probed", True)
         if editing:
             # Kind and slug identify the provider; changing them would orphan its data.
             del self.fields["kind"]
@@ -94,3 +98,48 @@ class ProviderForm(forms.ModelForm):
         if data.get("health_deadline_ms") is None:
             data.pop("health_deadline_ms", None)
         return data
+
+
+class MaintenanceForm(forms.Form):
+    provider = forms.ModelChoiceField(
+        queryset=ProviderConfig.objects.none(), required=False,
+        empty_label="Every provider of the workspace")
+    starts_at = forms.DateTimeField(label="Starts", widget=forms.DateTimeInput(
+        attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="Server time (UTC).")
+    ends_at = forms.DateTimeField(label="Ends", widget=forms.DateTimeInput(
+        attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"))
+    reason = forms.CharField(max_length=300, help_text="Shown on the panel while it runs.")
+
+    def __init__(self, *args: Any, workspace: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["provider"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = ProviderConfig.objects.filter(workspace=workspace).order_by("name")
+        if not self.is_bound:
+            from django.utils import timezone
+
+            start = timezone.now().replace(second=0, microsecond=0)
+            self.initial.setdefault("starts_at", start)
+            self.initial.setdefault("ends_at", start + dt.timedelta(hours=1))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        starts, ends = data.get("starts_at"), data.get("ends_at")
+        if starts and ends:
+            if ends <= starts:
+                self.add_error("ends_at", "The window must end after it starts.")
+            elif ends - starts > dt.timedelta(days=7):
+                self.add_error("ends_at", "A maintenance window lasts at most 7 days.")
+        return data
+
+
+class IncidentNoteForm(forms.Form):
+    text = forms.CharField(max_length=1000, label="Note",
+                           widget=forms.Textarea(attrs={"rows": 2}),
+                           help_text="What happened, what was done: for the next operator.")
+
+
+class SlaExportForm(forms.Form):
+    what = forms.ChoiceField(choices=[("checks", "Checks"), ("incidents", "Incidents")])
+    days = forms.IntegerField(min_value=1, max_value=400, initial=30)

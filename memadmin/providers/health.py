@@ -23,6 +23,7 @@ from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from memadmin.providers.alerts import alert_enqueue_all
 from memadmin.providers.contract import HealthStatus
 from memadmin.providers.models import HealthCheck, HealthTransition, ProviderConfig, ProviderHealth
 from memadmin.providers.registry import provider_for
@@ -129,8 +130,9 @@ def poll(configs: Iterable[ProviderConfig]) -> list[PollResult]:
                                   checked_at=timezone.now(), latency_ms=deadline * 1000)
         observed.append((config, status))
     with transaction.atomic():
-        for config, status in observed:
-            results.append(PollResult(config.pk, status, record(config, status)))
+        states = record_many(observed)
+        results.extend(PollResult(config.pk, status, states[config.pk])
+                       for config, status in observed)
         if finished:
             _release(finished)
     return results
@@ -158,31 +160,51 @@ def next_state(health: ProviderHealth, status: HealthStatus, deadline_ms: int) -
 
 
 def record(config: ProviderConfig, status: HealthStatus) -> str:
-    """Store one observation, move the provider's state, store a transition when it changes,
-    and start an alert job for transitions into and out of ``down``."""
-    with transaction.atomic():
-        health, _ = ProviderHealth.objects.select_for_update().get_or_create(provider=config)
-        HealthCheck.objects.create(provider=config, ok=status.ok,
-                                   message=status.message[:300], latency_ms=status.latency_ms,
-                                   checked_at=status.checked_at)
-        new_state = next_state(health, status, config.health_deadline_ms)
-        old_state = health.state
-        health.consecutive_failures = 0 if status.ok else health.consecutive_failures + 1
-        health.state, health.message = new_state, status.message[:300]
-        health.last_checked_at = status.checked_at
-        if status.ok:
-            health.last_ok_at = status.checked_at
-        health.save(update_fields=["state", "message", "consecutive_failures",
-                                   "last_checked_at", "last_ok_at"])
-        if new_state != old_state:
-            transition = HealthTransition.objects.create(
-                provider=config, from_state=old_state, to_state=new_state,
-                message=status.message[:300], at=status.checked_at)
-            if new_state == "down" or (old_state == "down" and new_state == "ok"):
-                from memadmin.providers.alerts import alert_enqueue
+    """Store one observation; see ``record_many``."""
+    return record_many([(config, status)])[config.pk]
 
-                alert_enqueue(transition)
-    return new_state
+
+def record_many(observed: list[tuple[ProviderConfig, HealthStatus]]) -> dict[Any, str]:
+    """Store observations, move each provider's state, store a transition when it changes, and
+    start an alert job for transitions into and out of ``down``. A constant handful of
+    statements however many providers a poll saw (a poll of 50 once spent 56 ms here on 273
+    statements, one provider at a time). Returns the new state per provider id."""
+    if not observed:
+        return {}
+    with transaction.atomic():
+        ids = [config.pk for config, _ in observed]
+        ProviderHealth.objects.bulk_create([ProviderHealth(provider=c) for c, _ in observed],
+                                           ignore_conflicts=True)
+        rows = {h.provider_id: h for h in
+                ProviderHealth.objects.select_for_update().filter(provider_id__in=ids)
+                .order_by("provider_id")}
+        HealthCheck.objects.bulk_create([
+            HealthCheck(provider=config, ok=status.ok, message=status.message[:300],
+                        latency_ms=status.latency_ms, checked_at=status.checked_at)
+            for config, status in observed])
+        states: dict[Any, str] = {}
+        transitions: list[HealthTransition] = []
+        for config, status in observed:
+            health = rows[config.pk]
+            new_state = next_state(health, status, config.health_deadline_ms)
+            old_state = health.state
+            health.consecutive_failures = 0 if status.ok else health.consecutive_failures + 1
+            health.state, health.message = new_state, status.message[:300]
+            health.last_checked_at = status.checked_at
+            if status.ok:
+                health.last_ok_at = status.checked_at
+            states[config.pk] = new_state
+            if new_state != old_state:
+                transitions.append(HealthTransition(
+                    provider=config, from_state=old_state, to_state=new_state,
+                    message=status.message[:300], at=status.checked_at))
+        ProviderHealth.objects.bulk_update(
+            list(rows.values()),
+            ["state", "message", "consecutive_failures", "last_checked_at", "last_ok_at"])
+        if transitions:
+            HealthTransition.objects.bulk_create(transitions)
+            alert_enqueue_all(transitions)
+    return states
 
 
 def check_now(config: ProviderConfig) -> PollResult | None:

@@ -87,6 +87,15 @@ def clear_capabilities_cache() -> None:
 # -- attempt outcomes ---------------------------------------------------------------------------
 
 
+# What an operator reads instead of httpx's class names (the class stays in the log's cause).
+_TRANSPORT_WORDS = {
+    "ReadError": "connection reset while reading the answer",
+    "WriteError": "connection reset while sending the request",
+    "RemoteProtocolError": "the provider closed the connection or broke the HTTP protocol",
+    "ProxyError": "the proxy refused the connection",
+    "CloseError": "the connection failed while closing",
+}
+
 class _NotSent(Exception):
     """The connection failed before any byte of the request left: safe to retry any operation.
     ``cause`` names the transport exception (for health messages)."""
@@ -267,7 +276,8 @@ class HttpProvider(c.Provider):
             raise c.Unavailable("the provider URL cannot be used") from None
         except (httpx.TransportError, httpx.StreamError) as exc:
             name = type(exc).__name__
-            raise _Lost(c.Unavailable(f"the connection failed ({name})"), cause=name) from None
+            words = _TRANSPORT_WORDS.get(name, "the connection failed")
+            raise _Lost(c.Unavailable(words), cause=name) from None
 
     def _idempotent(self, end: float) -> bool:
         """Whether the server deduplicates writes (cached per provider for five minutes)."""

@@ -19,7 +19,8 @@ def health_alert(ctx: JobContext) -> dict[str, Any]:
         pk=ctx.params["transition"]).first()
     if transition is None:
         return {"skipped": "the transition was expired from the history"}
-    served, errors = deliver_all(transition, set(ctx.checkpoint.get("served", [])))
+    served, errors = deliver_all(transition, set(ctx.checkpoint.get("served", [])),
+                                 attempt=ctx.attempt)
     ctx.save_progress(done=len(served), checkpoint={"served": sorted(served)})
     if errors:
         raise AlertNotDelivered("; ".join(errors))

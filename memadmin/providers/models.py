@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -147,6 +149,10 @@ class HealthTransition(models.Model):
     to_state = models.CharField(max_length=10)
     message = models.CharField(max_length=300, blank=True)
     at = models.DateTimeField()
+    # Whether an alert went out for it: a flapping provider pages once per quiet period, a
+    # recovery is announced only when its outage was, and maintenance mutes both.
+    alerted = models.BooleanField(default=False)
+    muted_reason = models.CharField(max_length=100, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["provider", "-at"], name="healthtransition_recent")]
@@ -175,3 +181,62 @@ class GovernedItem(models.Model):
                 condition=models.Q(quarantine_state__in=["clear", "pending", "released"]),
                 name="governeditem_quarantine_valid"),
         ]
+
+
+class AlertDelivery(models.Model):
+    """One attempt to deliver one alert (or a test alert) to one target: the delivery log."""
+
+    id = models.BigAutoField(primary_key=True)
+    target = models.ForeignKey("workspaces.AlertTarget", on_delete=models.CASCADE,
+                               related_name="deliveries")
+    transition = models.ForeignKey(HealthTransition, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    test = models.BooleanField(default=False)
+    ok = models.BooleanField()
+    detail = models.CharField(max_length=300, blank=True)
+    attempt = models.PositiveIntegerField(default=1)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["target", "-at"], name="alertdelivery_recent")]
+
+
+class MaintenanceWindow(models.Model):
+    """Planned work on one provider, or on every provider of a workspace: alerts are muted,
+    the panel shows a banner, and uptime reports the window apart."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    provider = models.ForeignKey(ProviderConfig, null=True, blank=True,
+                                 on_delete=models.CASCADE, related_name="maintenance_windows")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    reason = models.CharField(max_length=300)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(ends_at__gt=models.F("starts_at")),
+                                   name="maintenance_ends_after_start"),
+        ]
+        indexes = [models.Index(fields=["workspace", "ends_at"], name="maintenance_open")]
+
+    def clean(self) -> None:
+        if self.starts_at and self.ends_at and self.ends_at <= self.starts_at:
+            raise ValidationError({"ends_at": "The window must end after it starts."})
+        if self.starts_at and self.ends_at and self.ends_at - self.starts_at > dt.timedelta(days=7):
+            raise ValidationError({"ends_at": "A maintenance window lasts at most 7 days."})
+
+
+class IncidentNote(models.Model):
+    """An operator's note on an incident; an incident is named by the transition that opened it."""
+
+    id = models.BigAutoField(primary_key=True)
+    transition = models.OneToOneField(HealthTransition, on_delete=models.CASCADE,
+                                      related_name="note")
+    text = models.CharField(max_length=1000)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                               on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)

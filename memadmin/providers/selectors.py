@@ -16,7 +16,8 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from memadmin.jobs.models import ServiceHeartbeat
-from memadmin.providers.models import ProviderConfig, ProviderHealth
+from memadmin.providers.health import DEGRADED_LATENCY_SHARE
+from memadmin.providers.models import MaintenanceWindow, ProviderConfig, ProviderHealth
 
 STRIP_LENGTH = 50
 TIMELINE_LENGTH = 8
@@ -59,6 +60,41 @@ class ProviderPanel:
     last_checked_at: dt.datetime | None
     strip: list[Check]
     timeline: list[Transition]
+    failures_24h: int = 0
+    maintenance_checks_7d: int = 0
+    maintenance: MaintenanceWindow | None = None
+
+    @property
+    def last_check(self) -> Check | None:
+        return self.strip[-1] if self.strip else None
+
+    @property
+    def last_failed(self) -> bool:
+        return self.last_check is not None and not self.last_check.ok
+
+    @property
+    def reason(self) -> str:
+        """Why the provider is in its state, in words an operator reads at a glance."""
+        deadline = self.config.health_deadline_ms
+        last = self.last_check
+        if self.state == "degraded" and last is not None:
+            if last.ok:
+                share = round(100 * DEGRADED_LATENCY_SHARE)
+                return (f"{last.latency_ms:.0f} ms, over {share}% of the "
+                        f"{_duration(deadline)} deadline")
+            failures = getattr(getattr(self.config, "health", None), "consecutive_failures", 0)
+            down_after = settings.MEMADMIN_HEALTH_DOWN_AFTER
+            return (f"{failures} failed check{'s' if failures != 1 else ''} in a row "
+                    f"(down after {down_after}): {last.message}")
+        if self.state == "down" and last is not None:
+            return f"last check failed: {last.message}"
+        if self.state == "stale":
+            return "no check recorded recently: is the scheduler running?"
+        if self.state == "disabled":
+            return "disabled: not polled"
+        if self.state == "unprobed":
+            return "not polled (polling is switched off for this provider)"
+        return ""
 
     @property
     def last_ok_seconds(self) -> int | None:
@@ -74,6 +110,7 @@ class ProviderPanel:
 @dataclasses.dataclass
 class HealthPanel:
     providers: list[ProviderPanel]
+    maintenance: list[MaintenanceWindow]
     scheduler_beat: dt.datetime | None
     worker_beat: dt.datetime | None
     queue_age_seconds: int | None
@@ -96,6 +133,10 @@ class HealthPanel:
     @property
     def worker_alive(self) -> bool:
         return self._alive(self.worker_beat, 30)
+
+
+def _duration(ms: int) -> str:
+    return f"{ms / 1000:g} s" if ms >= 1000 and ms % 100 == 0 else f"{ms} ms"
 
 
 def displayed_state(config: ProviderConfig, health: ProviderHealth | None,
@@ -128,14 +169,27 @@ def health_panel(workspace: Any) -> HealthPanel:
     timelines: dict[Any, list[tuple[Any, ...]]] = {pk: [] for pk in ids}
     if ids:
         for row in _rows(
+            # Latency percentiles over successful checks only: a refused connection's 0.3 ms
+            # or a timeout's full deadline is not a latency. Failures are counted apart.
+            # Checks inside a maintenance window are reported apart: they count neither for
+            # nor against uptime.
             "SELECT provider_id,"
             " percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms)"
-            "   FILTER (WHERE checked_at >= %s),"
-            " avg(ok::int) FILTER (WHERE checked_at >= %s), avg(ok::int)"
-            " FROM providers_healthcheck WHERE provider_id = ANY(%s) AND checked_at >= %s"
+            "   FILTER (WHERE checked_at >= %s AND ok),"
+            " avg(ok::int) FILTER (WHERE checked_at >= %s AND NOT maint),"
+            " avg(ok::int) FILTER (WHERE NOT maint),"
+            " count(*) FILTER (WHERE checked_at >= %s AND NOT ok AND NOT maint),"
+            " count(*) FILTER (WHERE maint)"
+            " FROM (SELECT h.provider_id, h.ok, h.latency_ms, h.checked_at, EXISTS ("
+            "   SELECT 1 FROM providers_maintenancewindow m"
+            "   WHERE (m.provider_id = h.provider_id"
+            "          OR (m.provider_id IS NULL AND m.workspace_id = %s))"
+            "     AND h.checked_at >= m.starts_at AND h.checked_at < m.ends_at) AS maint"
+            "   FROM providers_healthcheck h"
+            "   WHERE h.provider_id = ANY(%s) AND h.checked_at >= %s) checks"
             " GROUP BY provider_id",
-            [now - dt.timedelta(hours=24), now - dt.timedelta(hours=24), ids,
-             now - dt.timedelta(days=7)],
+            [now - dt.timedelta(hours=24), now - dt.timedelta(hours=24),
+             now - dt.timedelta(hours=24), workspace.pk, ids, now - dt.timedelta(days=7)],
         ):
             stats[row[0]] = row[1:]
         # LATERAL + LIMIT walks the (provider, -checked_at) index: cost does not grow with
@@ -156,11 +210,14 @@ def health_panel(workspace: Any) -> HealthPanel:
             [ids, TIMELINE_LENGTH + 1],
         ):
             timelines[row[0]].append(row[1:])
+    windows = maintenance_windows(workspace, now)
     panels = []
     for config in configs:
         health = getattr(config, "health", None)
-        p95, up24, up7 = stats.get(config.pk, (None, None, None))
+        p95, up24, up7, failures, in_maintenance = stats.get(config.pk,
+                                                             (None, None, None, 0, 0))
         strip = list(reversed(strips[config.pk]))
+        succeeded = [check for check in strip if check.ok]
         newest_first = timelines[config.pk]
         timeline = [
             Transition(from_state=f, to_state=t, at=at, message=m,
@@ -170,24 +227,57 @@ def health_panel(workspace: Any) -> HealthPanel:
         panels.append(ProviderPanel(
             config=config, state=displayed_state(config, health, now),
             message=health.message if health else "",
-            latency_ms=strip[-1].latency_ms if strip else None,
+            latency_ms=succeeded[-1].latency_ms if succeeded else None,
             p95_24h=float(p95) if p95 is not None else None,
             uptime_24h=float(up24) * 100 if up24 is not None else None,
             uptime_7d=float(up7) * 100 if up7 is not None else None,
             last_ok_at=health.last_ok_at if health else None,
             last_checked_at=health.last_checked_at if health else None,
-            strip=strip, timeline=timeline,
+            strip=strip, timeline=timeline, failures_24h=failures or 0,
+            maintenance_checks_7d=in_maintenance or 0,
+            maintenance=next((w for w in windows if w.provider_id in (None, config.pk)
+                              and w.starts_at <= now), None),
         ))
     beats = dict(ServiceHeartbeat.objects.values_list("name", "beat_at"))
     # Age of the oldest task that could run now and has not started: a stuck or missing worker.
     queue_age = DBTaskResult.objects.ready().aggregate(
         oldest=Min("enqueued_at"))["oldest"]
     return HealthPanel(
-        providers=panels, scheduler_beat=beats.get("scheduler"),
+        providers=panels, maintenance=windows, scheduler_beat=beats.get("scheduler"),
         worker_beat=beats.get("worker"),
         queue_age_seconds=int((now - queue_age).total_seconds()) if queue_age else None,
         refresh_seconds=settings.MEMADMIN_PANEL_REFRESH_SECONDS,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class DeletionImpact:
+    resources: list[tuple[Any, int]]  # (resource, namespace count)
+    holds: int  # unlifted freezes and legal holds on anything of the provider
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.resources or self.holds)
+
+
+def deletion_impact(config: ProviderConfig) -> DeletionImpact:
+    from memadmin.memory.models import Freeze
+
+    resources = [(r, r.namespace_count) for r in config.resources.annotate(
+        namespace_count=Count("namespaces")).order_by("slug")]
+    active = Freeze.objects.filter(lifted_at__isnull=True)
+    holds = (active.filter(provider=config).count()
+             + active.filter(resource__provider=config).count()
+             + active.filter(namespace__resource__provider=config).count())
+    return DeletionImpact(resources, holds)
+
+
+def maintenance_windows(workspace: Any, now: dt.datetime) -> list[MaintenanceWindow]:
+    """Windows running now or starting within a week, soonest first (banner and schedule)."""
+    return list(MaintenanceWindow.objects
+                .filter(workspace=workspace, ends_at__gt=now,
+                        starts_at__lt=now + dt.timedelta(days=7))
+                .select_related("provider", "created_by").order_by("starts_at"))
 
 
 def health_summary(workspace: Any) -> dict[str, int]:

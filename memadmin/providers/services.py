@@ -3,10 +3,12 @@ credential is never part of an audit event."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.lib.changes import apply_changes
@@ -14,9 +16,17 @@ from memadmin.lib.outbound import origin_of
 from memadmin.memory.models import Freeze
 from memadmin.providers import contract as c
 from memadmin.providers import health
-from memadmin.providers.models import DEFAULT_HEALTH_DEADLINE_MS, ProviderConfig, ProviderHealth
+from memadmin.providers.alerts import deliver_test
+from memadmin.providers.models import (
+    DEFAULT_HEALTH_DEADLINE_MS,
+    HealthTransition,
+    IncidentNote,
+    MaintenanceWindow,
+    ProviderConfig,
+    ProviderHealth,
+)
 from memadmin.providers.registry import provider_for
-from memadmin.workspaces.models import Workspace
+from memadmin.workspaces.models import AlertTarget, Workspace
 
 PROVIDER_EDITABLE = ("name", "url", "credential", "health_deadline_ms", "request_deadline_ms",
                      "enabled", "probed", "options")
@@ -59,6 +69,31 @@ def provider_config_update(*, actor: Actor, config: ProviderConfig,
     return config
 
 
+def provider_connection_test(*, actor: Actor, config: ProviderConfig) -> c.HealthStatus:
+    """One bounded health call asked for by an operator ("Test connection"). Its result is a
+    check like any poll's: it is stored and moves the provider's state, so the panel agrees with
+    what the operator just saw."""
+    status = provider_for(config).health(deadline=config.health_deadline_ms / 1000)
+    with transaction.atomic():
+        if config.enabled:
+            health.record(config, status)
+        audit_event_create(workspace=config.workspace, actor=actor, action="provider.test",
+                           target_type="provider", target_id=config.pk,
+                           data={"ok": status.ok, "latency_ms": status.latency_ms})
+    return status
+
+
+def alert_target_test(*, actor: Actor, alert: AlertTarget) -> str | None:
+    """"Send test alert": one bounded delivery, logged in the delivery log and audited.
+    Returns the error, or None when the target took it."""
+    error = deliver_test(alert)
+    with transaction.atomic():
+        audit_event_create(workspace=alert.workspace, actor=actor, action="alert_target.test",
+                           target_type="alert_target", target_id=alert.pk,
+                           data={"kind": alert.kind, "ok": error is None})
+    return error
+
+
 @transaction.atomic
 def provider_config_delete(*, actor: Actor, config: ProviderConfig) -> None:
     """Delete a provider config. Refused while anything of it is frozen or on legal hold, or
@@ -76,17 +111,6 @@ def provider_config_delete(*, actor: Actor, config: ProviderConfig) -> None:
                        target_type="provider", target_id=pk, data={"slug": slug})
 
 
-def provider_connection_test(*, actor: Actor, config: ProviderConfig) -> c.HealthStatus:
-    """One bounded health call (it never raises and never waits past the health deadline),
-    audited once it is answered: the wait holds no transaction open."""
-    status = provider_for(config).health(deadline=config.health_deadline_ms / 1000)
-    with transaction.atomic():
-        audit_event_create(workspace=config.workspace, actor=actor, action="provider.test",
-                           target_type="provider", target_id=config.pk,
-                           data={"ok": status.ok, "latency_ms": status.latency_ms})
-    return status
-
-
 def provider_check_now(*, actor: Actor, config: ProviderConfig) -> health.PollResult | None:
     """A recorded check asked for by a person (rate-limited: None when refused), audited once
     it is recorded."""
@@ -97,3 +121,51 @@ def provider_check_now(*, actor: Actor, config: ProviderConfig) -> health.PollRe
                                action="provider.check_now", target_type="provider",
                                target_id=config.pk, data={"state": result.state})
     return result
+
+
+# -- maintenance windows and incident notes -------------------------------------------------------
+
+
+@transaction.atomic
+def maintenance_schedule(*, actor: Actor, workspace: Workspace, provider: ProviderConfig | None,
+                         starts_at: Any, ends_at: Any, reason: str) -> MaintenanceWindow:
+    window = MaintenanceWindow(workspace=workspace, provider=provider, starts_at=starts_at,
+                               ends_at=ends_at, reason=reason, created_by=actor.user)
+    window.full_clean()
+    window.save()
+    audit_event_create(workspace=workspace, actor=actor, action="maintenance.schedule",
+                       target_type="provider" if provider else "workspace",
+                       target_id=provider.pk if provider else workspace.pk,
+                       data={"window": str(window.pk), "starts_at": starts_at.isoformat(),
+                             "ends_at": ends_at.isoformat()})
+    return window
+
+
+@transaction.atomic
+def maintenance_end(*, actor: Actor, window: MaintenanceWindow) -> None:
+    """End a running window now, or cancel one that has not started."""
+    now = timezone.now()
+    if window.starts_at >= now:
+        pk = window.pk
+        window.delete()
+        action = "maintenance.cancel"
+    else:
+        pk = window.pk
+        window.ends_at = max(now, window.starts_at + dt.timedelta(seconds=1))
+        window.save(update_fields=["ends_at"])
+        action = "maintenance.end"
+    audit_event_create(workspace=window.workspace, actor=actor, action=action,
+                       target_type="workspace", target_id=window.workspace.pk,
+                       data={"window": str(pk)})
+
+
+@transaction.atomic
+def incident_note_set(*, actor: Actor, transition: HealthTransition, text: str) -> IncidentNote:
+    note, _ = IncidentNote.objects.update_or_create(
+        transition=transition, defaults={"text": text, "author": actor.user})
+    note.full_clean()
+    audit_event_create(workspace=transition.provider.workspace, actor=actor,
+                       action="incident.note", target_type="provider",
+                       target_id=transition.provider_id,
+                       data={"incident": transition.pk, "length": len(text)})
+    return note

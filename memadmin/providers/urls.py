@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memadmin.providers import views
+from memadmin.providers import status_views, views
 
 app_name = "providers"
 
@@ -18,4 +18,21 @@ urlpatterns = [
     path("w/<slug:slug>/health/", views.health_page, name="health"),
     path("w/<slug:slug>/health.json", views.health_json, name="health_json"),
     path("w/<slug:slug>/metrics", views.metrics, name="metrics"),
+    path("w/<slug:slug>/health/maintenance/", status_views.maintenance_list, name="maintenance"),
+    path("w/<slug:slug>/health/maintenance/new/", status_views.maintenance_add,
+         name="maintenance_add"),
+    path("w/<slug:slug>/health/maintenance/<uuid:window>/end/", status_views.maintenance_end,
+         name="maintenance_end"),
+    path("w/<slug:slug>/health/export.csv", status_views.sla_export, name="sla_export"),
+    path("w/<slug:slug>/health/badges/rotate/", status_views.badge_key_rotate,
+         name="badge_rotate"),
+    path("w/<slug:slug>/health/providers/<str:provider>/", status_views.provider_history,
+         name="history"),
+    path("w/<slug:slug>/health/providers/<str:provider>/note/", status_views.incident_note,
+         name="incident_note"),
+    path("badge/<str:key>.svg", status_views.badge_svg, name="badge_svg"),
+    path("badge/<str:key>.json", status_views.badge_json, name="badge_json"),
+    path("badge/<str:key>/<str:provider>.svg", status_views.badge_svg, name="badge_provider_svg"),
+    path("badge/<str:key>/<str:provider>.json", status_views.badge_json,
+         name="badge_provider_json"),
 ]

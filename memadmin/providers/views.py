@@ -18,7 +18,7 @@ from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.lib.keys import secret_digest
 from memadmin.providers import selectors, services
 from memadmin.providers.forms import ProviderForm
-from memadmin.providers.models import ProviderConfig
+from memadmin.providers.models import HEALTH_STATES, ProviderConfig
 from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
 from memadmin.workspaces.models import MetricsToken, Workspace, usable_secrets
@@ -88,11 +88,16 @@ def provider_edit(request: AuthenticatedHttpRequest, slug: str, provider: str) -
                   status=400 if form.errors else 200)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required
 def provider_delete(request: AuthenticatedHttpRequest, slug: str, provider: str) -> HttpResponse:
+    """GET: what deleting would do (and what blocks it); POST: delete."""
     workspace = access.get_workspace(request.user, slug, "manage_providers")
     config = _get_provider(workspace, provider)
+    if request.method == "GET":
+        return render(request, "providers/delete_confirm.html", ws_context(
+            request, workspace, tab="providers", provider=config,
+            impact=selectors.deletion_impact(config)))
     try:
         services.provider_config_delete(actor=Actor.of(request.user), config=config)
     except ValidationError as exc:
@@ -126,7 +131,8 @@ def health_page(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug)
     panel = selectors.health_panel(workspace)
     template = "providers/health.html#panel" if request.htmx else "providers/health.html"
-    return render(request, template, ws_context(request, workspace, panel=panel, tab="health"))
+    return render(request, template, ws_context(request, workspace, panel=panel, tab="health",
+                                                now=timezone.now()))
 
 
 @require_POST
@@ -193,19 +199,23 @@ def metrics(request: HttpRequest, slug: str) -> HttpResponse:
     if row.last_used_at is None or timezone.now() - row.last_used_at > dt.timedelta(minutes=1):
         MetricsToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())
     panel = selectors.health_panel(workspace)
-    lines = [
-        "# HELP memadmin_provider_up Whether the provider's state is ok (1) or not (0).",
-        "# TYPE memadmin_provider_up gauge",
-    ]
-    latency = [
-        "# HELP memadmin_provider_latency_ms Latency of the provider's last health check.",
-        "# TYPE memadmin_provider_latency_ms gauge",
-    ]
+    # State is never a label of a value that changes (each change would start a new series):
+    # one `_up` gauge, plus one 0/1 series per possible state (the usual "state set" shape).
+    up = ["# HELP memadmin_provider_up Whether the provider's state is ok (1) or not (0).",
+          "# TYPE memadmin_provider_up gauge"]
+    states = ["# HELP memadmin_provider_state The provider's state: 1 for the state it is in.",
+              "# TYPE memadmin_provider_state gauge"]
+    latency = ["# HELP memadmin_provider_latency_seconds Latency of the provider's last "
+               "successful health check.",
+               "# TYPE memadmin_provider_latency_seconds gauge"]
     for p in panel.providers:
         labels = (f'workspace="{_label(workspace.slug)}",provider="{_label(p.config.slug)}",'
-                  f'kind="{p.config.kind}",state="{p.state}"')
-        lines.append(f"memadmin_provider_up{{{labels}}} {1 if p.state == 'ok' else 0}")
+                  f'kind="{_label(p.config.kind)}"')
+        up.append(f"memadmin_provider_up{{{labels}}} {1 if p.state == 'ok' else 0}")
+        states.extend(f'memadmin_provider_state{{{labels},state="{state}"}} '
+                      f"{1 if p.state == state else 0}" for state in HEALTH_STATES)
         if p.latency_ms is not None:
-            latency.append(f"memadmin_provider_latency_ms{{{labels}}} {p.latency_ms:.3f}")
-    body = "\n".join(lines + latency) + "\n"
+            latency.append(f"memadmin_provider_latency_seconds{{{labels}}} "
+                           f"{p.latency_ms / 1000:.6f}")
+    body = "\n".join(up + states + latency) + "\n"
     return HttpResponse(body, content_type="text/plain; version=0.0.4; charset=utf-8")

@@ -155,5 +155,13 @@ class MetricsTokenForm(forms.Form):
 
 
 class AlertTargetForm(forms.Form):
-    kind = forms.ChoiceField(choices=[("webhook", "Webhook (JSON POST)"), ("email", "Email")])
-    target = forms.CharField(max_length=500, label="URL or address")
+    kind = forms.ChoiceField(choices=[
+        ("apprise", "Apprise URL (Slack, Teams, Discord, PagerDuty, Opsgenie, ntfy, Telegram, "
+                    "e-mail, webhooks)"),
+        ("webhook", "Webhook (JSON POST)"), ("email", "Email")])
+    target = forms.CharField(
+        max_length=1000, label="URL or address",
+        help_text="For Apprise, e.g. slack://TokenA/TokenB/TokenC, ntfy://ntfy.example.com/topic, "
+                  "msteams://…, pagerduty://…, json://hooks.example.com/path.")
+    on_degraded = forms.BooleanField(required=False, label="Also alert on degraded",
+                                     help_text="Down and recoveries always alert.")

@@ -34,12 +34,16 @@ class Workspace(models.Model):
         default=30, validators=[MinValueValidator(1), MaxValueValidator(365)]
     )
     health_retention_days = models.PositiveSmallIntegerField(
-        default=14, validators=[MinValueValidator(1), MaxValueValidator(400)]
+        default=31, validators=[MinValueValidator(1), MaxValueValidator(400)],
+        help_text="Days of health checks kept (the panel shows uptime per day for 30 days).",
     )
     wire_compliance = models.BooleanField(
         default=False,
         help_text="Admin credentials may carry compliance decisions over the wire: lift legal "
                   "holds, erase with overrideHold and read quarantined (pending) content.")
+    # Read-only key in the public status badge URLs (None: badges are off).
+    badge_key = models.CharField(max_length=64, null=True, blank=True, unique=True,
+                                 editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -229,15 +233,32 @@ class MetricsToken(HashedSecret):
                                   related_name="metrics_tokens")
 
 
+def apprise_plugin(url: str) -> Any:
+    """The Apprise plugin for ``url`` (it only parses: nothing is sent), or None if invalid.
+    Apprise is imported here only, on use: it loads every notification plugin."""
+    import apprise
+
+    try:
+        return apprise.Apprise.instantiate(url, suppress_exceptions=True) or None
+    except Exception:  # noqa: BLE001 - a hostile URL must not turn into a 500
+        return None
+
+
 class AlertTarget(models.Model):
-    KIND_CHOICES = [("webhook", "Webhook"), ("email", "Email")]
+    KIND_CHOICES = [("apprise", "Apprise URL"), ("webhook", "Webhook (JSON POST)"),
+                    ("email", "Email")]
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
                                   related_name="alert_targets")
     kind = models.CharField(max_length=10, choices=KIND_CHOICES)
-    target = models.CharField(max_length=500, help_text="Webhook URL or email address.")
+    target = models.CharField(
+        max_length=1000,
+        help_text="An Apprise URL (slack://, msteams://, discord://, pagerduty://, opsgenie://, "
+                  "ntfy://, tgram://, mailto://, json:// …), a webhook URL or an email address.")
     enabled = models.BooleanField(default=True)
+    on_degraded = models.BooleanField(
+        default=False, help_text="Also alert when a provider becomes degraded (and recovers).")
     last_sent_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)
     last_error_at = models.DateTimeField(null=True, blank=True)
@@ -247,13 +268,28 @@ class AlertTarget(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["workspace", "kind", "target"],
                                     name="alert_target_unique"),
-            models.CheckConstraint(condition=models.Q(kind__in=["webhook", "email"]),
-                                   name="alert_target_kind"),
+            models.CheckConstraint(condition=models.Q(kind__in=["apprise", "webhook", "email"]),
+                                   name="alert_target_kind_v2"),
         ]
+
+    @property
+    def display_target(self) -> str:
+        """What pages show: an Apprise URL with its tokens and passwords masked (Apprise's own
+        privacy rendering), never the secret parts."""
+        if self.kind != "apprise":
+            return self.target
+        plugin = apprise_plugin(self.target)
+        return plugin.url(privacy=True) if plugin is not None else "(invalid Apprise URL)"
 
     def clean(self) -> None:
         from django.core.validators import EmailValidator, URLValidator
 
+        if self.kind == "apprise":
+            if apprise_plugin(self.target) is None:
+                raise ValidationError({"target": "Apprise does not recognise this URL; see "
+                                                 "https://github.com/caronc/apprise/wiki for "
+                                                 "the schemes (slack://, ntfy://, json:// …)."})
+            return
         validator = (URLValidator(schemes=["http", "https"]) if self.kind == "webhook"
                      else EmailValidator())
         try:

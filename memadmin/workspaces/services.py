@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from django.conf import settings
@@ -265,15 +266,28 @@ def member_set_roles(*, actor: Actor, workspace: Workspace, user: Any,
 
 
 @transaction.atomic
-def alert_target_add(*, actor: Actor, workspace: Workspace, kind: str, target: str) -> Any:
+def alert_target_add(*, actor: Actor, workspace: Workspace, kind: str, target: str,
+                     on_degraded: bool = False) -> Any:
     from memadmin.workspaces.models import AlertTarget
 
-    alert = AlertTarget(workspace=workspace, kind=kind, target=target)
+    alert = AlertTarget(workspace=workspace, kind=kind, target=target, on_degraded=on_degraded)
     alert.full_clean()
     alert.save()
     audit_event_create(workspace=workspace, actor=actor, action="alert_target.add",
                        target_type="alert_target", target_id=alert.pk, data={"kind": kind})
     return alert
+
+
+@transaction.atomic
+def workspace_badge_key_rotate(*, actor: Actor, workspace: Workspace,
+                               disable: bool = False) -> str | None:
+    """A new read-only key for the status badge URLs (the old links stop answering), or none."""
+    workspace.badge_key = None if disable else secrets.token_urlsafe(24)
+    workspace.save(update_fields=["badge_key"])
+    audit_event_create(workspace=workspace, actor=actor,
+                       action="badges.disable" if disable else "badges.rotate",
+                       target_type="workspace", target_id=workspace.pk, data={})
+    return workspace.badge_key
 
 
 @transaction.atomic

@@ -23,6 +23,7 @@ urlpatterns = [
          name="credential_revoke"),
     path(W + "alerts/new/", views.alert_add, name="alert_add"),
     path(W + "alerts/<uuid:alert_id>/remove/", views.alert_remove, name="alert_remove"),
+    path(W + "alerts/<uuid:alert_id>/test/", views.alert_test, name="alert_test"),
     path(W + "metrics-tokens/new/", views.metrics_token_mint, name="metrics_token_mint"),
     path(W + "secrets/<str:kind>/<uuid:secret_id>/reactivate/", views.secret_reactivate,
          name="secret_reactivate"),

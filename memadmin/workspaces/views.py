@@ -71,6 +71,7 @@ def workspace_home(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse
 def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any, *,
                    secret: str | None = None, metrics_secret: str | None = None,
                    alert_form: Any = None, status: int = 200) -> HttpResponse:
+    from memadmin.providers.models import AlertDelivery
     from memadmin.workspaces.models import AdminCredential, AlertTarget, MetricsToken
 
     credentials = list(AdminCredential.objects.filter(workspace=workspace)
@@ -81,6 +82,9 @@ def _settings_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any,
         tab="settings",
         alerts=list(AlertTarget.objects.filter(workspace=workspace).order_by("created_at")),
         alert_form=alert_form or forms.AlertTargetForm(),
+        deliveries=list(AlertDelivery.objects.filter(target__workspace=workspace)
+                        .select_related("target", "transition__provider")
+                        .order_by("-at", "-pk")[:20]),
         metrics_tokens=list(MetricsToken.objects.filter(workspace=workspace)
                             .order_by("-created_at")),
         metrics_secret=metrics_secret, pending_changes=list(
@@ -193,6 +197,22 @@ def alert_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         messages.success(request, "Alert target added.")
         return redirect("workspaces:settings", workspace.slug)
     return _settings_page(request, workspace, settings_form, alert_form=form, status=400)
+
+
+@require_POST
+@login_required
+def alert_test(request: AuthenticatedHttpRequest, slug: str, alert_id: UUID) -> HttpResponse:
+    from memadmin.providers.services import alert_target_test
+    from memadmin.workspaces.models import AlertTarget
+
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    alert = _in_workspace(AlertTarget, workspace, alert_id)
+    error = alert_target_test(actor=Actor.of(request.user), alert=alert)
+    if error is None:
+        messages.success(request, "Test alert delivered.")
+    else:
+        messages.error(request, f"The test alert was not delivered: {error}")
+    return redirect("workspaces:settings", workspace.slug)
 
 
 @require_POST

@@ -45,6 +45,7 @@ def test_it_shows_a_provider_going_down_without_a_reload(
     health.poll([config])
 
     expect(state).to_have_text("down", timeout=15000)
-    expect(page.locator("#health-remote .message")).to_have_text("connection refused")
+    expect(page.locator("#health-remote .message")).to_have_text(
+        "last check failed: connection refused")
     assert page.evaluate("window.sameDocument") is True
     assert console_errors == []

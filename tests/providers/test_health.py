@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -496,9 +498,15 @@ def test_it_shows_state_message_latency_uptime_strip_and_timeline(
 
     assert 'data-state="degraded"' in html
     assert '<span class="state state-degraded" data-testid="state">degraded</span>' in html
-    assert '<p class="message">503 from upstream</p>' in html
-    # In the last 24 h: latencies 5, 5, 40, 20, 5 -> p95 by linear interpolation is 36 ms.
-    assert re.search(r"<dt>p95, 24 h</dt><dd>36\.0 ms</dd>", html)
+    # Degraded says why: one failure in a row, not yet the two that make "down" here.
+    assert ('<p class="message" data-testid="reason">1 failed check in a row (down after 2): '
+            '503 from upstream</p>') in html
+    assert "failed: 503 from upstream" in html
+    # Percentiles over successful checks only (the 24 h window has 40 and 20 ms): p95 = 39 ms.
+    # The failures' latencies are not latencies; they are counted apart.
+    assert re.search(r"<dt>p95 of successful checks, 24 h</dt><dd>39\.0 ms</dd>", html)
+    assert '<dd data-testid="failures">3</dd>' in html
+    assert re.search(r"<dt>Latency of the last success</dt><dd>20\.0 ms", html)
     assert "<dt>Last success</dt><dd>42 s ago</dd>" in html
     # 2 of 5 checks ok in 24 h; 10 of 13 in 7 days.
     assert "40.0% (24 h) · 76.9% (7 days)" in html
@@ -653,13 +661,42 @@ def test_it_exports_one_up_line_per_provider_for_a_metrics_token(
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain; version=0.0.4")
     lines = response.content.decode().splitlines()
-    assert 'memadmin_provider_up{workspace="acme",provider="up",kind="http",state="ok"} 1' in lines
-    assert ('memadmin_provider_up{workspace="acme",provider="down",kind="http",state="down"} 0'
-            in lines)
-    assert ('memadmin_provider_up{workspace="acme",provider="builtin",kind="local",'
-            'state="unknown"} 0') in lines
-    assert ('memadmin_provider_latency_ms{workspace="acme",provider="up",kind="http",'
-            'state="ok"} 12.500') in lines
+    assert 'memadmin_provider_up{workspace="acme",provider="up",kind="http"} 1' in lines
+    assert 'memadmin_provider_up{workspace="acme",provider="down",kind="http"} 0' in lines
+    assert 'memadmin_provider_up{workspace="acme",provider="builtin",kind="local"} 0' in lines
+    assert ('memadmin_provider_state{workspace="acme",provider="down",kind="http",'
+            'state="down"} 1') in lines
+    assert ('memadmin_provider_state{workspace="acme",provider="down",kind="http",'
+            'state="ok"} 0') in lines
+    assert ('memadmin_provider_latency_seconds{workspace="acme",provider="up",kind="http"} '
+            '0.012500') in lines
+    # A failed check has no latency: the down provider exports none.
+    assert not any(line.startswith('memadmin_provider_latency_seconds{workspace="acme",'
+                                   'provider="down"') for line in lines)
+    # No series carries the state as a label of a changing value.
+    assert not [line for line in lines if line.startswith("memadmin_provider_up")
+                and "state=" in line]
+
+
+@pytest.mark.django_db
+def test_it_passes_promtool_check_metrics(workspace, local_config, client) -> None:  # type: ignore[no-untyped-def]
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("promtool is missing (Debian package prometheus; make test installs it)")
+        pytest.skip("promtool is missing: apt-get install prometheus")
+    up = remote(workspace, None, slug="up")
+    health.record(up, succeeded(timezone.now(), 12.5))
+    health.record(remote(workspace, None, slug="down"), failed(timezone.now()))
+    _, secret = metrics_token_mint(actor=SYSTEM, workspace=workspace, name="prometheus")
+    body = client.get(reverse("providers:metrics", args=[workspace.slug]),
+                      HTTP_AUTHORIZATION=f"Bearer {secret}").content
+
+    checked = subprocess.run([promtool, "check", "metrics"], input=body, capture_output=True,
+                             timeout=60, check=False)
+
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    assert checked.stdout.decode().strip() == "", checked.stdout.decode()
 
 
 @pytest.mark.django_db
@@ -735,3 +772,17 @@ def test_it_retries_an_alert_only_to_the_targets_that_failed(workspace, servers)
     assert (good.request_count, bad.request_count) == (1, 2)
     bad_target.refresh_from_db()
     assert bad_target.last_sent_at is not None and bad_target.last_error == ""
+
+
+@polling
+def test_it_records_a_poll_in_the_same_number_of_statements_for_3_or_12_providers(
+        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+    def statements(count: int, prefix: str) -> int:
+        configs = [remote(workspace, servers.start(), slug=f"{prefix}{n}") for n in range(count)]
+        with CaptureQueriesContext(connection) as queries:
+            results = health.poll(configs)
+        assert {r.state for r in results} == {"ok"}
+        assert HealthCheck.objects.filter(provider__in=configs).count() == count
+        return len(queries)
+
+    assert statements(3, "a") == statements(12, "b")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor
 from memadmin.memory.services import FreezeSubject, memory_freeze_place
-from memadmin.providers.models import ProviderConfig
+from memadmin.providers.models import HealthCheck, ProviderConfig, ProviderHealth
 from memadmin.providers.services import provider_config_create
 
 pytestmark = pytest.mark.django_db
@@ -35,6 +37,10 @@ class TestList:
 
 
 class TestCreateAndEdit:
+    def test_the_new_provider_form_polls_by_default(self, client_for) -> None:
+        page = client_for("olga").get(reverse("providers:create", args=["acme"])).content.decode()
+        assert re.search(r'<input[^>]*name="probed"[^>]*checked', page)
+
     def test_an_operator_creates_a_remote_provider(self, client_for) -> None:
         response = client_for("olga").post(reverse("providers:create", args=["acme"]), {
             "name": "Vector store", "slug": "vectors", "kind": "http",
@@ -108,9 +114,21 @@ class TestDelete:
         assert "frozen or on legal hold" in response.content.decode()
         assert ProviderConfig.objects.filter(pk=local_config.pk).exists()
 
-    def test_it_rejects_get(self, client_for, remote) -> None:
-        assert client_for("olga").get(
-            reverse("providers:delete", args=["acme", "remote"])).status_code == 405
+    def test_get_asks_for_confirmation_and_deletes_nothing(self, client_for, remote) -> None:
+        page = client_for("olga").get(reverse("providers:delete", args=["acme", "remote"]))
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert "Delete provider Remote?" in html and "not deleted" in html
+        assert ProviderConfig.objects.filter(pk=remote.pk).exists()
+
+    def test_the_confirmation_names_the_resources_and_namespaces_that_block_it(
+            self, client_for, resource, namespace, other_namespace) -> None:  # type: ignore[no-untyped-def]
+        html = client_for("olga").get(
+            reverse("providers:delete", args=["acme", "builtin"])).content.decode()
+        assert "knowledge" in html and "2 namespaces" in html
+        assert "cannot be deleted yet" in html
+        assert 'class="danger">Delete provider' not in html
+        assert "Delete provider Built-in?" in html
 
 
 class TestConnectionTest:
@@ -120,6 +138,19 @@ class TestConnectionTest:
         assert response.status_code == 200
         assert b"state-ok" in response.content and b"<html" not in response.content
         assert AuditEvent.objects.filter(action="provider.test").exists()
+
+    def test_its_result_is_recorded_as_a_check_and_moves_the_state(
+            self, client_for, workspace) -> None:  # type: ignore[no-untyped-def]
+        # Nothing listens on port 9 of loopback: the test fails, and the panel must say so.
+        config = provider_config_create(actor=Actor.system("test"), workspace=workspace,
+                                        slug="gone", name="Gone", kind="http",
+                                        url="http://127.0.0.1:9/oc-memory", probed=True)
+        client_for("olga").post(reverse("providers:test", args=["acme", "gone"]))
+        check = HealthCheck.objects.get(provider=config)
+        assert not check.ok and "refused" in check.message
+        assert ProviderHealth.objects.get(provider=config).state == "degraded"
+        assert "refused" in client_for("vic").get(
+            reverse("providers:health", args=["acme"])).content.decode()
 
     def test_viewers_may_not_run_checks(self, client_for, local_config) -> None:
         assert client_for("vic").post(

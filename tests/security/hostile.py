@@ -28,7 +28,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from memadmin.audit import forms as audit_forms
 from memadmin.gdpr import forms as gdpr_forms
 from memadmin.memory import forms as memory_forms
-from memadmin.providers.forms import ProviderForm
+from memadmin.providers.forms import (
+    IncidentNoteForm,
+    MaintenanceForm,
+    ProviderForm,
+    SlaExportForm,
+)
 from memadmin.quarantine import forms as quarantine_forms
 from memadmin.workspaces import forms as ws_forms
 
@@ -441,6 +446,14 @@ TARGETS: list[Target] = [
                       "health_deadline_ms": "1000", "request_deadline_ms": "10000",
                       "enabled": "on", "clear_credential": "on"},
            ("providers",), kwargs={"provider": "remote"}, label="remote"),
+    Target("providers:maintenance_add", "POST", "olga", MaintenanceForm, (),
+           lambda w: {"provider": "", "starts_at": "2030-01-01T10:00",
+                      "ends_at": "2030-01-01T11:00", "reason": "upgrade"}, ("maintenance",)),
+    Target("providers:incident_note", "POST", "olga", IncidentNoteForm, ("incident",),
+           lambda w: {"text": "a note", "incident": w.kwargs["incident"]}, ("maintenance",),
+           kwargs={"provider": "builtin"}),
+    Target("providers:sla_export", "GET", "vic", SlaExportForm, (),
+           lambda w: {"what": "checks", "days": "7"}),
     # -- quarantine: the review queue and decisions (the filters travel with a decision) -------
     Target("quarantine:queue", "GET", "carl", quarantine_forms.QueueFilterForm),
     Target("quarantine:queue", "GET", "carl", quarantine_forms.QueueFilterForm, htmx=True),
@@ -495,6 +508,8 @@ JUNK_PAGES: list[Target] = [
     Target("providers:edit", "GET", "olga", None, JUNK, kwargs={"provider": "builtin"}),
     Target("providers:health", "GET", "olga", None, JUNK),
     Target("providers:health_json", "GET", "olga", None, JUNK),
+    Target("providers:maintenance", "GET", "olga", None, JUNK),
+    Target("providers:history", "GET", "olga", None, JUNK, kwargs={"provider": "builtin"}),
     Target("jobs:detail", "GET", "alice", None, JUNK),
     Target("quarantine:allowed", "GET", "carl", None, JUNK),
     Target("gdpr:new", "GET", "carl", None, JUNK),
@@ -510,12 +525,13 @@ NO_INPUT: dict[str, str] = {
     name: "an action on the object named in the URL; it reads no form field or parameter"
     for name in (
         "memory:token_revoke", "workspaces:credential_revoke", "workspaces:alert_remove",
+        "workspaces:alert_test",
         "workspaces:metrics_token_mint", "workspaces:metrics_token_revoke",
         "workspaces:resource_delete", "workspaces:namespace_delete",
         "workspaces:namespace_recount", "providers:delete", "providers:test",
         "providers:check_now", "jobs:cancel", "memory:export_download",
         "quarantine:allowed_remove", "workspaces:setting_change_confirm",
-        "workspaces:setting_change_cancel",
+        "workspaces:setting_change_cancel", "providers:maintenance_end", "providers:badge_rotate",
     )
 }
 NO_INPUT.update({
@@ -532,6 +548,12 @@ NO_INPUT.update({
     for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview")
 })
 NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
+NO_INPUT.update({
+    name: "public badge named by the key in the URL; it reads no parameter (unknown keys 404, "
+          "covered by tests/providers/test_status_pages.py)"
+    for name in ("providers:badge_svg", "providers:badge_json", "providers:badge_provider_svg",
+                 "providers:badge_provider_json")
+})
 NO_INPUT["providers:metrics"] = "bearer-token endpoint; covered by test_hostile_metrics_tokens"
 NO_INPUT["endpoint:endpoint"] = "the JSON endpoint; covered by the /oc-memory tests"
 

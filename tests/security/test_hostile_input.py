@@ -26,6 +26,7 @@ from django.contrib.messages import get_messages
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -49,7 +50,12 @@ from memadmin.memory.models import (
 )
 from memadmin.providers import contract as c
 from memadmin.providers import forms as provider_forms
-from memadmin.providers.models import ProviderConfig
+from memadmin.providers.models import (
+    HealthTransition,
+    IncidentNote,
+    MaintenanceWindow,
+    ProviderConfig,
+)
 from memadmin.providers.registry import provider_for
 from memadmin.providers.services import provider_config_create
 from memadmin.quarantine import forms as quarantine_forms
@@ -159,7 +165,10 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
         kwargs={"slug": workspace.slug, "resource": resource.slug, "namespace": namespace.slug,
                 "item_id": made.id, "username": "vic", "provider": "builtin",
                 "job_id": str(job.pk), "verify_job_id": str(verify.pk),
-                "request_id": str(new.pk), "awaiting_request_id": str(awaiting.pk)},
+                "request_id": str(new.pk), "awaiting_request_id": str(awaiting.pk),
+                "incident": str(HealthTransition.objects.create(
+                    provider=local_config, from_state="ok", to_state="down",
+                    at=timezone.now()).pk)},
         namespace_pk=str(namespace.pk), provider_pk=str(local_config.pk), item_id=made.id,
         revision=made.revision, entry_id=str(entry.pk))
 
@@ -202,6 +211,8 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
                                "item_max_bytes", "tools"),
     "namespaces": lambda: _rows(Namespace.objects, "id", "slug", "description", "quota_bytes",
                                 "partition_key"),
+    "maintenance": lambda: (_rows(MaintenanceWindow.objects, "id", "reason", "ends_at"),
+                            _rows(IncidentNote.objects, "id", "text")),
     "providers": lambda: _rows(ProviderConfig.objects, "id", "slug", "name", "kind", "url",
                                "credential", "health_deadline_ms", "request_deadline_ms",
                                "enabled", "probed"),

@@ -7,6 +7,7 @@ passwords to ``MEMADMIN_DEMO_PASSWORD``). Bulk loads for benchmarks are
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.conf import settings
@@ -41,6 +42,7 @@ class Command(BaseCommand):
                           f"(already present){not_restored}")
 
         self.stdout.write(self.style.SUCCESS(
-            f"Log in at http://127.0.0.1:8000/ as admin / {password}"))
+            f"Log in at http://{os.environ.get('RUN_ADDR') or '127.0.0.1:8000'}/ as admin / "
+            f"{password}"))
         self.stdout.write("Demo users (same password): "
                           + ", ".join(user.get_username() for user in users))
