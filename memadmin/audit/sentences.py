@@ -46,7 +46,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "job.cancel": ("cancelled {kind} job", ""),
     "audit.export": ("exported the audit trail of", " as {format}"),
     "audit.verify": ("verified the audit chain in", ""),
-    "audit.keyed": ("sealed the unkeyed audit events before", ""),
+    "audit.keyed": ("sealed the {unkeyed_events} unkeyed audit events before this one", ""),
     "memory.edit": ("edited item", ""),
     "memory.restore": ("restored item", ""),
     "memory.delete": ("deleted items in", ""),
