@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 #: (kind, id) -> (label, url name, url kwargs without the workspace slug)
 TargetPlaces = Mapping[tuple[str, str], tuple[str, str, dict[str, str]]]
@@ -159,7 +159,10 @@ def sentence(event: Any, *, workspace_slug: str, places: TargetPlaces,
         found_label, name, kwargs = place
         if found_label and (not label or label == short_id(event.target_id)):
             label = found_label
-        url = reverse(name, kwargs={"slug": workspace_slug, **kwargs})
+        try:
+            url = reverse(name, kwargs={"slug": workspace_slug, **kwargs})
+        except NoReverseMatch:
+            url = ""  # an id its page cannot be addressed by (a remote id with "/", say)
     actor_url = f"{list_url}?{urlencode({'actor': event.actor_label})}"
     return Sentence(actor=event.actor_label, actor_url=actor_url, before=_fill(before, data),
                     target=label, target_url=url, after=_fill(after, data))
