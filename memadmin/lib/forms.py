@@ -15,7 +15,8 @@ from django.forms.renderers import DjangoTemplates
 class FormRenderer(DjangoTemplates):
     @cached_property
     def engine(self) -> Any:
-        project = [Path(d) for d in settings.TEMPLATES[0].get("DIRS", [])]
+        engine: dict[str, Any] = settings.TEMPLATES[0]
+        project = [Path(d) for d in engine.get("DIRS", [])]
         return self.backend({
             "APP_DIRS": True,
             "DIRS": [*project, Path(django.forms.__file__).parent / "templates"],
