@@ -88,7 +88,8 @@ def shoot(*, narrow_only: bool = False) -> None:
         page.set_viewport_size({"width": 320, "height": 900})
         for name, (path, anchor) in NARROW.items():
             page.goto(base + path)
-            page.locator(anchor).evaluate("el => { el.scrollIntoView({block: \"start\"}); window.scrollBy(0, -40); }")
+            page.locator(anchor).evaluate(
+                "el => { el.scrollIntoView({block: 'start'}); window.scrollBy(0, -40); }")
             save(page, name)
         page.set_viewport_size({"width": 1280, "height": 900})
         if narrow_only:
