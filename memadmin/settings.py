@@ -149,6 +149,8 @@ TEMPLATES = [
         },
     }
 ]
+# Form errors render in an alert region (templates/django/forms/errors/list/ul.html).
+FORM_RENDERER = "memadmin.lib.forms.FormRenderer"
 
 _database_url = envstr("DATABASE_URL")
 if not _database_url:

@@ -1,12 +1,55 @@
 // memadmin's only script: small progressive enhancements; pages work without it.
 "use strict";
 
-// Pause htmx polling while the tab is hidden (trigger filters would need eval, which CSP forbids).
+const focusable = "textarea, input:not([type=hidden]), select, button, a[href], [tabindex]";
+
+// Pause htmx polling while the tab is hidden, and while focus is inside the refreshed part, so
+// a refresh never takes the keyboard user's place away (trigger filters would need eval, which
+// CSP forbids).
 document.addEventListener("htmx:beforeRequest", (event) => {
   const source = event.detail && event.detail.elt;
-  if (document.hidden && source && source.hasAttribute("data-poll")) {
+  if (!source || !source.hasAttribute("data-poll")) return;
+  if (document.hidden || source.contains(document.activeElement)) {
     event.preventDefault();
   }
+});
+
+// Keep focus across a swap: when the focused element was inside the part being replaced (or
+// sent the request), focus moves to the first invalid field of the new content, else its first
+// control, else the new content itself, instead of dropping to <body>.
+let focusWasIn = null;
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  const active = document.activeElement;
+  const sender = event.detail.requestConfig && event.detail.requestConfig.elt;
+  const had = active && active !== document.body &&
+    (target.contains(active) || active === sender || (sender && sender.contains(active)));
+  focusWasIn = had ? target.id || true : null;
+});
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (focusWasIn === null) return;
+  const kept = focusWasIn;
+  focusWasIn = null;
+  const active = document.activeElement;
+  if (active && active !== document.body && document.contains(active)) return;
+  let root = event.detail.target;
+  if (!document.contains(root) && typeof kept === "string") root = document.getElementById(kept);
+  if (!root || !document.contains(root)) root = event.detail.elt;
+  if (!root || !document.contains(root)) return;
+  const next = root.querySelector("[aria-invalid=true]") || root.querySelector(focusable);
+  if (next) {
+    next.focus();
+  } else {
+    if (!root.hasAttribute("tabindex")) root.setAttribute("tabindex", "-1");
+    root.focus();
+  }
+});
+
+// A page that comes back with form errors puts focus on the first invalid field (the errors
+// themselves are in role="alert" regions, so they are announced).
+document.addEventListener("DOMContentLoaded", () => {
+  const invalid = document.querySelector("main [aria-invalid=true]");
+  if (invalid) invalid.focus();
 });
 
 // Buttons with data-confirm ask first (a declined confirm sends nothing).
@@ -17,14 +60,28 @@ document.addEventListener("click", (event) => {
   }
 });
 
-// The review queue's keyboard: j/k move between entries, x selects, r/a/e/p decide.
+// The review queue's keyboard shortcuts (j/k move between entries, x selects, r/a/e/p decide)
+// act only while focus is inside the queue, and can be switched off (WCAG 2.1.4); the choice
+// is remembered in this browser.
+const SHORTCUTS_KEY = "memadmin.queue-shortcuts";
+document.addEventListener("DOMContentLoaded", () => {
+  const toggle = document.querySelector("[data-shortcuts-toggle]");
+  if (!toggle) return;
+  toggle.checked = window.localStorage.getItem(SHORTCUTS_KEY) !== "off";
+  toggle.addEventListener("change", () => {
+    window.localStorage.setItem(SHORTCUTS_KEY, toggle.checked ? "on" : "off");
+  });
+});
 document.addEventListener("keydown", (event) => {
-  const queue = document.querySelector("[data-review-queue]");
-  if (!queue || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target.closest("input, textarea, select")) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const queue = event.target.closest && event.target.closest("[data-review-queue]");
+  if (!queue) return;
+  const toggle = document.querySelector("[data-shortcuts-toggle]");
+  if (!toggle || !toggle.checked) return;
+  if (event.target.closest("input:not([type=checkbox]), textarea, select")) return;
   const entries = Array.from(queue.querySelectorAll("[data-entry]"));
   if (!entries.length) return;
-  const current = document.activeElement && document.activeElement.closest("[data-entry]");
+  const current = event.target.closest("[data-entry]");
   const index = entries.indexOf(current);
   const focus = (i) => {
     const entry = entries[Math.max(0, Math.min(entries.length - 1, i))];

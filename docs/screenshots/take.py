@@ -1,6 +1,7 @@
 """Save PNG screenshots of the main pages into docs/screenshots/ (shown in the README).
 
-    DEBUG=true .venv/bin/python docs/screenshots/take.py
+    DEBUG=true .venv/bin/python docs/screenshots/take.py            # every screenshot
+    DEBUG=true .venv/bin/python docs/screenshots/take.py --narrow   # only the 320 px ones
 
 Uses DATABASE_URL (or the embedded PostgreSQL), seeds the demo data, polls provider health once,
 serves the site on 127.0.0.1:8765 for the duration and drives Debian's Chromium.
@@ -17,7 +18,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(__file__).resolve().parent
-ADDR = "127.0.0.1:8765"
+ADDR = os.environ.get("SCREENSHOT_ADDR", "127.0.0.1:8765")
+#: Pages shot at 320 px wide (WCAG 1.4.10 reflow: nothing scrolls sideways but a table region).
+NARROW = {"health-320.png": ("/w/acme/health/", "#health-panel"),
+          "items-320.png": ("/w/acme/r/support/n/alice/items/", "#items")}
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -40,7 +44,7 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        shoot()
+        shoot(narrow_only="--narrow" in sys.argv[1:])
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -73,7 +77,7 @@ provider_for(item.namespace.resource.provider).update_item(
 """
 
 
-def shoot() -> None:
+def shoot(*, narrow_only: bool = False) -> None:
     from playwright.sync_api import sync_playwright
 
     password = os.environ.get("MEMADMIN_DEMO_PASSWORD", "demo")
@@ -81,6 +85,16 @@ def shoot() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         page = log_in(browser, base, "admin", password)
+        page.set_viewport_size({"width": 320, "height": 900})
+        for name, (path, anchor) in NARROW.items():
+            page.goto(base + path)
+            page.locator(anchor).evaluate(
+                "el => { el.scrollIntoView({block: 'start'}); window.scrollBy(0, -40); }")
+            save(page, name)
+        page.set_viewport_size({"width": 1280, "height": 900})
+        if narrow_only:
+            browser.close()
+            return
         shots = {
             "workspaces.png": "/",
             "dashboard.png": "/w/acme/",

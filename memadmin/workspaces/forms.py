@@ -100,6 +100,12 @@ class MemberForm(forms.Form):
     username = forms.CharField(max_length=150)
     roles = forms.MultipleChoiceField(choices=ROLE_CHOICES, widget=forms.CheckboxSelectMultiple)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # The members page shows this form beside OwnerForm: distinct ids (the field names, which
+        # clients post, stay as they are), so no two controls share an id or a label.
+        kwargs.setdefault("auto_id", "id_member_%s")
+        super().__init__(*args, **kwargs)
+
     def clean_username(self) -> Any:
         username = self.cleaned_data["username"]
         user = get_user_model().objects.filter(username=username, is_active=True).first()
@@ -118,6 +124,7 @@ class OwnerForm(forms.Form):
     namespace = forms.ModelChoiceField(queryset=Namespace.objects.none(), to_field_name="pk")
 
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "id_owner_%s")  # beside MemberForm: see there
         super().__init__(*args, **kwargs)
         self.fields["namespace"].queryset = (Namespace.objects
                                              .filter(resource__workspace=workspace)

@@ -50,10 +50,14 @@ def test_compliance_releases_one_with_the_keyboard_and_purges_the_other(
     expect(training.locator("mark").first).to_be_visible()
     expect(training.locator("ul.rules li").first).to_be_visible()
 
-    # Keyboard: j moves to the first entry (newest first: "attack"), j again to "training",
-    # r releases it.
+    # The shortcuts act only inside the queue (WCAG 2.1.4): from the page itself, j does nothing.
     page.locator("body").press("j")
-    page.locator("body").press("j")
+    expect(page.locator("[data-entry]:focus")).to_have_count(0)
+    # Keyboard: in the queue, j moves to the first entry (newest first: "attack"), j again to
+    # "training", r releases it.
+    page.locator("#queue-rows").focus()
+    page.keyboard.press("j")
+    page.keyboard.press("j")
     expect(training).to_be_focused()
     page.keyboard.press("r")
     expect(page.get_by_role("status")).to_contain_text("Released: 1 item")
