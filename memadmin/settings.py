@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "django_otp.plugins.otp_static",
+    "memadmin.accounts",
 ]
 
 MIDDLEWARE = [

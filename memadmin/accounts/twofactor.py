@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
-from django_otp import user_has_device
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 PRIVILEGED_ROLES = ("admin", "compliance")
 MODES = ("all", "privileged", "off")
@@ -42,6 +42,21 @@ def required_for(user: Any) -> bool:
     return access.has_role_anywhere(user, PRIVILEGED_ROLES)
 
 
+#: Session key: whether the user had a confirmed authenticator when this session logged in
+#: (so pages of an unverified session cost no query to find out).
+ENROLLED = "_memadmin_2fa_enrolled"
+
+
+def _enrolled(user: Any) -> bool:
+    return TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+
+
+def note_enrolment(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
+    """``user_logged_in`` receiver."""
+    if request is not None and hasattr(request, "session"):
+        request.session[ENROLLED] = _enrolled(user)
+
+
 def _exempt(path: str) -> bool:
     prefixes = [reverse("accounts:2fa_verify"), reverse("accounts:2fa_setup"),
                 reverse("logout"), reverse("login"), "/" + settings.STATIC_URL.lstrip("/"),
@@ -61,7 +76,10 @@ class TwoFactorMiddleware:
         user = getattr(request, "user", None)
         if (user is not None and user.is_authenticated and not user.is_verified()
                 and not _exempt(request.path)):
-            if user_has_device(user, confirmed=True):
+            enrolled = request.session.get(ENROLLED)
+            if enrolled is None:  # a session from before this check existed
+                enrolled = request.session[ENROLLED] = _enrolled(user)
+            if enrolled:
                 return self._send(request, "accounts:2fa_verify")
             if required_for(user):
                 return self._send(request, "accounts:2fa_setup")
@@ -99,6 +117,4 @@ class AccountThrottleBackend:
         if failures >= settings.MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT:
             raise PermissionDenied("too many failed logins for this account")
         return None
-
-    def get_user(self, user_id: Any) -> None:
-        return None
+    # No get_user: this backend never logs anyone in (and force_login must not pick it).

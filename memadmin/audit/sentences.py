@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 #: (kind, id) -> (label, url name, url kwargs without the workspace slug)
 TargetPlaces = Mapping[tuple[str, str], tuple[str, str, dict[str, str]]]
@@ -46,7 +46,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "job.cancel": ("cancelled {kind} job", ""),
     "audit.export": ("exported the audit trail of", " as {format}"),
     "audit.verify": ("verified the audit chain in", ""),
-    "audit.keyed": ("sealed the unkeyed audit events before", ""),
+    "audit.keyed": ("sealed the {unkeyed_events} unkeyed audit events before this one", ""),
     "memory.edit": ("edited item", ""),
     "memory.restore": ("restored item", ""),
     "memory.delete": ("deleted items in", ""),
@@ -159,7 +159,10 @@ def sentence(event: Any, *, workspace_slug: str, places: TargetPlaces,
         found_label, name, kwargs = place
         if found_label and (not label or label == short_id(event.target_id)):
             label = found_label
-        url = reverse(name, kwargs={"slug": workspace_slug, **kwargs})
+        try:
+            url = reverse(name, kwargs={"slug": workspace_slug, **kwargs})
+        except NoReverseMatch:
+            url = ""  # an id its page cannot be addressed by (a remote id with "/", say)
     actor_url = f"{list_url}?{urlencode({'actor': event.actor_label})}"
     return Sentence(actor=event.actor_label, actor_url=actor_url, before=_fill(before, data),
                     target=label, target_url=url, after=_fill(after, data))

@@ -250,15 +250,16 @@ def check_event(event: AuditEvent, state: WalkState, chain: str) -> Problem | No
 
 
 def check_end(chain: str, state: WalkState, anchor: Any | None = None) -> Problem | None:
-    """After the last event: the head, an unsealed unkeyed tail, events shown in the
-    workspace but kept on another chain, and the last anchor (a ``Checkpoint``)."""
+    """After the last event: the head, the last anchor (a ``Checkpoint``), events shown in
+    the workspace but kept on another chain, and an unsealed unkeyed tail."""
     head = AuditChainHead.objects.filter(chain=chain).first()
     if head is not None and (head.seq != state.seq or head.hash != state.hash):
         return Problem(state.seq + 1, None, f"the chain head says {head.seq} events, but only "
                        f"{state.seq} are present: events after this point were removed")
-    if state.checked and not state.last_keyed:
-        return Problem(state.seq, None, "the chain ends with unkeyed events (no keyed event "
-                                        "seals them)")
+    if anchor is not None:
+        problem = check_anchor(chain, state, anchor)
+        if problem is not None:
+            return problem
     workspace_id = chain_workspace_id(chain)
     if workspace_id is not None:
         stray = (AuditEvent.objects.filter(workspace_id=workspace_id).exclude(chain=chain)
@@ -269,8 +270,9 @@ def check_end(chain: str, state: WalkState, anchor: Any | None = None) -> Proble
                      else f"on no chain ({stray['chain'] or 'empty'})")
             return Problem(stray["seq"], stray["id"], f"it is a foreign event: shown in this "
                            f"workspace but kept {where}")
-    if anchor is not None:
-        return check_anchor(chain, state, anchor)
+    if state.checked and not state.last_keyed:
+        return Problem(state.seq, None, "the chain ends with unkeyed events (no keyed event "
+                                        "seals them)")
     return None
 
 

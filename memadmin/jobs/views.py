@@ -78,14 +78,14 @@ def _get_job(request: AuthenticatedHttpRequest, job_id: UUID) -> Job:
 def _cancel_request_job(request: AuthenticatedHttpRequest, job: Job) -> None:
     """Cancel through the subject request: its rules decide, its audit event records it."""
     from memadmin.gdpr.models import SubjectRequest
-    from memadmin.gdpr.services import SubjectRequestError, subject_request_cancel
+    from memadmin.gdpr.transitions import SubjectRequestError, subject_request_cancel
 
     owner = SubjectRequest.objects.filter(pk=(job.params or {}).get("request"),
                                           workspace=job.workspace).first()
     if owner is None or owner.job_id != job.pk:
         raise PermissionDenied("this job is no longer its request's current run")
     try:
-        subject_request_cancel(actor=Actor.of(request.user), request=owner)
+        subject_request_cancel(actor=Actor.of(request.user), subject_request=owner)
     except SubjectRequestError as exc:
         raise PermissionDenied(exc.message) from None
 

@@ -191,6 +191,11 @@ class TestUnkeyedEvents:
         assert (seal.action, seal.data, bool(seal.key_id)) == (
             "audit.keyed", {"unkeyed_events": 3}, True)
         assert verify_chain(GLOBAL_CHAIN).ok
+        from memadmin.audit.sentences import sentence
+
+        said = sentence(seal, workspace_slug="acme", places={}, list_url="/")
+        assert f"{said.actor} {said.before}" == (
+            "memadmin migration sealed the 3 unkeyed audit events before this one")
         # The workspace's own (keyed) chain gets no seal.
         assert not AuditEvent.objects.filter(chain=str(workspace.pk),
                                              action="audit.keyed").exists()

@@ -400,6 +400,22 @@ class TestSentences:
         assert 'href="/w/acme/r/knowledge/n/alice/">alice</a>' in html
         assert 'href="/w/acme/r/knowledge/">knowledge</a>' in html
 
+    def test_an_id_its_page_cannot_take_is_shown_without_a_link(self, client_for, namespace,
+                                                                 workspace) -> None:
+        audit_event_create(workspace=workspace, actor=Actor.system("bot"), action="memory.edit",
+                           target_type="item", target_id="remote/item?x=1",
+                           data={"namespace": str(namespace.pk)})
+        audit_event_create(workspace=workspace, actor=Actor.system("bot"),
+                           action="subject_request.approve", target_type="subject_request",
+                           target_id="not-a-uuid", data={"kind": "erasure"})
+
+        response = client_for("carl").get(LIST)
+
+        assert response.status_code == 200
+        assert sentences(response)[:2] == ["bot approved erasure request not-a-uuid",
+                                           "bot edited item remote/item?x=1"]
+        assert '<span class="target">remote/item?x=1</span>' in response.content.decode()
+
     def test_an_action_without_its_own_sentence_still_reads(self, client_for, record) -> None:
         record("x.unknown", actor="bot", target_type="thing", target_id="42")
         assert sentences(client_for("carl").get(LIST))[0] == "bot did x.unknown on thing 42"

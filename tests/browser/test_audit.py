@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from pytest_django.live_server_helper import LiveServer
 
 from memadmin.audit.services import Actor
-from memadmin.gdpr.services import (
+from memadmin.gdpr.transitions import (
     subject_request_approve,
     subject_request_create,
     subject_request_submit,
@@ -29,8 +29,8 @@ def approved_erasure(workspace, users, local_config):  # type: ignore[no-untyped
     request = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
                                      kind="erasure", subject_id="user:jane@example.com",
                                      reason="ticket 4411")
-    request = subject_request_submit(actor=Actor.of(users["carl"]), request=request)
-    return subject_request_approve(actor=Actor.of(compliance2), request=request)
+    request = subject_request_submit(actor=Actor.of(users["carl"]), subject_request=request)
+    return subject_request_approve(actor=Actor.of(compliance2), subject_request=request)
 
 
 def test_the_trail_reads_as_sentences_and_verifies(

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor
 from memadmin.gdpr.models import SubjectRequest
-from memadmin.gdpr.services import (
+from memadmin.gdpr.transitions import (
     subject_request_approve,
     subject_request_create,
     subject_request_submit,
@@ -44,8 +44,8 @@ def erasure(users, workspace, carol, local_config):  # type: ignore[no-untyped-d
     request = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
                                      kind="erasure", subject_id="jane@example.com",
                                      reason="by letter")
-    subject_request_submit(actor=Actor.of(users["carl"]), request=request)
-    subject_request_approve(actor=Actor.of(carol), request=request)
+    subject_request_submit(actor=Actor.of(users["carl"]), subject_request=request)
+    subject_request_approve(actor=Actor.of(carol), subject_request=request)
     request.refresh_from_db()
     assert request.job.created_by == carol
     return request

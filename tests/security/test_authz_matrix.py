@@ -166,6 +166,14 @@ ROWS: dict[str, Row] = {
     "login": Row(NONE, get=everyone(302) | {"anonymous": 200},
                  post=everyone(302) | {"anonymous": 200}),
     "logout": Row(NONE, get=everyone(405), post=everyone(LOGIN)),
+    # Two-factor pages: any logged-in user's own (these sessions are not verified yet, so the
+    # recovery codes page sends them to the code page first).
+    "accounts:2fa_verify": Row(NONE, get=everyone(200) | {"anonymous": LOGIN},
+                               post=everyone(400) | {"anonymous": LOGIN}),
+    "accounts:2fa_setup": Row(NONE, get=everyone(200) | {"anonymous": LOGIN},
+                              post=everyone(400) | {"anonymous": LOGIN}),
+    "accounts:2fa_recovery_codes": Row(NONE, get=everyone(405),
+                                       post=everyone(302) | {"anonymous": LOGIN}),
     # The wire endpoint: bearer tokens only, never a session; no GET.
     "endpoint:endpoint": Row(NONE, get=everyone(405), post=everyone(401)),
     # Prometheus: a workspace metrics token (bearer), never a session.
