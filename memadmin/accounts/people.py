@@ -36,8 +36,12 @@ class AccountForm(forms.Form):
 
 def _page(request: AuthenticatedHttpRequest, workspace: Any, form: Any = None, *,
           link: str | None = None, status: int = 200) -> HttpResponse:
+    rows: dict[Any, tuple[Any, list[str]]] = {u.pk: (u, list(r))
+                                              for u, r in access.members(workspace)}
+    for user, namespace in access.namespace_owners(workspace):
+        rows.setdefault(user.pk, (user, []))[1].append(f"owner of {namespace.slug}")
     people = [(user, roles, services.may_manage_account(request.user, user))
-              for user, roles in access.members(workspace)]
+              for user, roles in sorted(rows.values(), key=lambda row: row[0].username)]
     return render(request, "accounts/people.html", ws_context(
         request, workspace, tab="members", form=form or AccountForm(),
         people=people, link=link), status=status)
@@ -72,7 +76,7 @@ def account_create(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse
 
 def _account(workspace: Any, username: str) -> Any:
     user = get_user_model().objects.filter(username=username).first()
-    if user is None or not any(u.pk == user.pk for u, _ in access.members(workspace)):
+    if user is None or not access.member_workspaces(user).filter(pk=workspace.pk).exists():
         raise Http404("not found")
     return user
 
