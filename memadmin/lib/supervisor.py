@@ -10,8 +10,8 @@ exits non-zero, so a crashed worker is never left running without its web server
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import contextlib
+import importlib.util
 import os
 import signal
 import subprocess
