@@ -61,9 +61,11 @@ chromium:
 
 run: venv
 	@export DEBUG="$${DEBUG-true}"; \
+	export MEMADMIN_OUTBOUND_ALLOW="$${MEMADMIN_OUTBOUND_ALLOW-127.0.0.1}"; \
 	$(PY) manage.py migrate --noinput; \
 	RUN_ADDR=$(RUN_ADDR) $(PY) manage.py seed_demo; \
 	$(PY) manage.py seed_demo_stores; \
+	RUN_ADDR=$(RUN_ADDR) $(PY) manage.py seed_demo_health; \
 	exec $(PY) -m memadmin.lib.supervisor --addr $(RUN_ADDR)
 
 test: venv chromium

@@ -90,6 +90,11 @@ def database_from_url(url: str) -> dict[str, object]:
     options: dict[str, object] = {}
     if "sslmode" in query:
         options["sslmode"] = query.pop("sslmode")
+    pool_size = envint("DATABASE_POOL_SIZE", 0, minimum=0)
+    if pool_size:
+        # psycopg's pool (Django's native "pool" option): connections are reused across
+        # requests and threads instead of opened per request; CONN_MAX_AGE must then stay 0.
+        options["pool"] = {"min_size": 1, "max_size": pool_size, "timeout": 10}
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": name,
@@ -97,7 +102,7 @@ def database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": host,
         "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": envint("CONN_MAX_AGE", 0, minimum=0),
+        "CONN_MAX_AGE": 0 if pool_size else envint("CONN_MAX_AGE", 0, minimum=0),
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": options,
         "TEST": {"NAME": f"test_{name}"},

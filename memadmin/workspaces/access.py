@@ -119,6 +119,12 @@ def visible_workspaces(user: User) -> QuerySet[Workspace]:
         return Workspace.objects.none()
     if user.is_superuser:
         return Workspace.objects.all()
+    return member_workspaces(user)
+
+
+def member_workspaces(user: User) -> QuerySet[Workspace]:
+    """Workspaces where the account holds a role (or owns a namespace), whether or not it is
+    active now: what an admin must administer to manage that account."""
     role_codes = [_codename(r) for r in WORKSPACE_ROLES]
     direct = WorkspaceUserObjectPermission.objects.filter(
         user=user, content_object=OuterRef("pk"), permission__codename__in=role_codes)

@@ -110,7 +110,8 @@ class MemberForm(forms.Form):
         username = self.cleaned_data["username"]
         user = get_user_model().objects.filter(username=username, is_active=True).first()
         if user is None:
-            raise forms.ValidationError("No active user has that username.")
+            raise forms.ValidationError("No active user has that username. A new person needs "
+                                        "an account first: create it on the People page.")
         return user
 
 

@@ -25,6 +25,7 @@ from urllib.parse import quote_plus, unquote_to_bytes
 from django.contrib.auth.forms import AuthenticationForm
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from memadmin.accounts.people import AccountForm
 from memadmin.audit import forms as audit_forms
 from memadmin.gdpr import forms as gdpr_forms
 from memadmin.memory import forms as memory_forms
@@ -343,6 +344,11 @@ TARGETS: list[Target] = [
            lambda w: {"username": "vic", "password": w.password, "next": "/"}),
     Target("login", "GET", None, None, ("next",)),
     Target("logout", "POST", "vic", None, ("next",)),
+    Target("accounts:account_create", "POST", "ada", AccountForm, (),
+           lambda w: {"username": "newbie", "email": "", "roles": ["viewer"]}, ("accounts",)),
+    Target("accounts:account_active", "POST", "ada", None, ("active",),
+           lambda w: {"active": "0"}, ("accounts",)),
+    Target("accounts:people", "GET", "ada", None, JUNK),
     # -- memory: tokens --------------------------------------------------------------------------
     Target("memory:token_mint", "POST", "alice", memory_forms.AgentTokenForm, (),
            lambda w: {"name": "bot", "access": "read", "namespaces": [w.namespace_pk]},
@@ -554,6 +560,10 @@ NO_INPUT.update({
     for name in ("providers:badge_svg", "providers:badge_json", "providers:badge_provider_svg",
                  "providers:badge_provider_json")
 })
+NO_INPUT["accounts:account_reset_2fa"] = ("an action on the account named in the URL; it reads "
+                                          "no form field or parameter")
+NO_INPUT["accounts:set_password"] = ("Django's PasswordResetConfirmView behind a one-time link; "
+                                     "a wrong link shows the expired page (tests/accounts)")
 NO_INPUT["providers:metrics"] = "bearer-token endpoint; covered by test_hostile_metrics_tokens"
 NO_INPUT["endpoint:endpoint"] = "the JSON endpoint; covered by the /oc-memory tests"
 

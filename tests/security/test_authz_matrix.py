@@ -174,6 +174,16 @@ ROWS: dict[str, Row] = {
                               post=everyone(400) | {"anonymous": LOGIN}),
     "accounts:2fa_recovery_codes": Row(NONE, get=everyone(405),
                                        post=everyone(302) | {"anonymous": LOGIN}),
+    # People (accounts) of a workspace: its admins.
+    "accounts:people": Row(WS, get=gate(ADMIN, 200), post=NOT_ALLOWED),
+    "accounts:account_create": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
+    "accounts:account_active": Row(lambda w: {"slug": w.ws, "username": w.member},
+                                   get=NOT_ALLOWED, post=gate(ADMIN, 302)),
+    "accounts:account_reset_2fa": Row(lambda w: {"slug": w.ws, "username": w.member},
+                                      get=NOT_ALLOWED, post=gate(ADMIN, 302)),
+    # A one-time password link: a wrong one shows the "expired" page to anyone.
+    "accounts:set_password": Row(lambda w: {"uidb64": "MQ", "token": "not-a-token"},
+                                 get=everyone(200), post=everyone(200)),
     # The wire endpoint: bearer tokens only, never a session; no GET.
     "endpoint:endpoint": Row(NONE, get=everyone(405), post=everyone(401)),
     # Prometheus: a workspace metrics token (bearer), never a session.

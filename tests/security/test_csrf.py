@@ -14,7 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.http import HttpResponse
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from tests.security.test_authz_matrix import ROWS, World, _build_world, url_names
@@ -31,7 +31,9 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[tuple[World
     """The matrix's world, and a superuser's client that enforces CSRF like a browser."""
     from django.core.files.storage import default_storage
 
-    with django_db_blocker.unblock(), transaction.atomic():
+    # Module scope runs before the function-scoped settings fixtures (two-factor off in tests).
+    with (django_db_blocker.unblock(), transaction.atomic(),
+          override_settings(MEMADMIN_2FA_REQUIRED="off")):
         built = _build_world()
         client = Client(enforce_csrf_checks=True)
         client.force_login(User.objects.get(username="root"))

@@ -211,6 +211,7 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
                                "item_max_bytes", "tools"),
     "namespaces": lambda: _rows(Namespace.objects, "id", "slug", "description", "quota_bytes",
                                 "partition_key"),
+    "accounts": lambda: _rows(User.objects, "id", "username", "is_active", "password"),
     "maintenance": lambda: (_rows(MaintenanceWindow.objects, "id", "reason", "ends_at"),
                             _rows(IncidentNote.objects, "id", "text")),
     "providers": lambda: _rows(ProviderConfig.objects, "id", "slug", "name", "kind", "url",
