@@ -161,6 +161,11 @@ class AdminCredentialForm(forms.Form):
 class MetricsTokenForm(forms.Form):
     lifetime = LifetimeField()
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Beside AdminCredentialForm on the settings page: distinct ids, same field names.
+        kwargs.setdefault("auto_id", "id_metrics_%s")
+        super().__init__(*args, **kwargs)
+
 
 class AlertTargetForm(forms.Form):
     kind = forms.ChoiceField(choices=[

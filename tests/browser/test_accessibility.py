@@ -167,7 +167,7 @@ def test_a_keyboard_alone_reviews_the_queue_and_can_turn_the_shortcuts_off(
 def test_a_keyboard_user_skips_the_navigation_on_a_request_page(
     live_server: LiveServer, login, users, console_errors: list[str], workspace,
 ) -> None:
-    from memadmin.gdpr.services import subject_request_create
+    from memadmin.gdpr.transitions import subject_request_create
 
     req = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
                                  kind="access", subject_id="user-42", reason="ticket 7")
@@ -197,9 +197,10 @@ def test_the_health_panel_refresh_keeps_focus_on_check_now(
     page.wait_for_timeout(3000)  # three refresh periods (a bound, not a measurement)
     expect(check_now).to_be_focused()
     assert requests == []  # the poll waits while focus is inside the panel
-    page.keyboard.press("Shift+Tab")
-    page.wait_for_function("document.activeElement && !document.querySelector("
-                           "'#health-panel').contains(document.activeElement)")
+    # Focus leaves the panel (to its tab in the workspace navigation): the poll resumes.
+    page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Health").focus()
+    assert page.evaluate("!document.querySelector('#health-panel')"
+                         ".contains(document.activeElement)")
     page.wait_for_event("request", lambda r: "/health" in r.url, timeout=15_000)
     assert console_errors == []
 
