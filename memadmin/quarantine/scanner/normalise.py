@@ -46,7 +46,10 @@ _RTL_RE = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]")
 _LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u052f"
 
 
-_ZW_SPLIT_RE = re.compile(f"(?<=[{_LETTERS}])[{_ZERO_WIDTH}]+(?=[{_LETTERS}])")
+# The soft hyphen (U+00AD) is stripped like the others but does not count as a split: it marks
+# where a long word may break ("Donau\u00addampf\u00adschiff"), as it should.
+_ZW_SPLIT_RE = re.compile(f"(?<=[{_LETTERS}])\u00ad*[{_ZERO_WIDTH.replace(chr(0xad), '')}]"
+                          f"[{_ZERO_WIDTH}]*(?=[{_LETTERS}])")
 
 
 _ZW_WORD_END_RE = re.compile(f"[{_LETTERS}{_ZERO_WIDTH}]*")
