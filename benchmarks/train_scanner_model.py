@@ -35,7 +35,7 @@ CONFIG = pim.Config(bigrams=False, char_min=4, char_max=4, cjk_chars=True)
 ALPHA = 0.5           # additive smoothing
 KEEP = 8000           # weights kept, the largest |weight|
 FOLDS = 5
-MAX_FP = 0.01
+MAX_FP = 0.0075
 DIGITS = 4
 
 

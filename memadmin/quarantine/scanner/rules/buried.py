@@ -23,7 +23,8 @@ _PROCESSING = (r"(?:reading|processing|summari[sz]ing|analy[sz]ing|screening|rev
 # The order that follows.
 _ACTION = (r"(?:tell|say|state|rate|mark|approve|forward|send|reply|respond|recommend|ignore|"
            r"disregard|include|add|write|close|give|classify|skip|suggest|describe|report|delete|"
-           r"treat|output|print|rank|score|claim|mention|never|always|do\s+not|don'?t)")
+           r"treat|output|print|rank|score|claim|mention|never|always|do\s+not|don'?t|pick|choose|"
+           r"book|pay|buy|select|click|visit|download|install|run|grant)")
 _ORDER = (r"(?:(?:must|should|will|need\s+to|have\s+to|are\s+(?:instructed|required|asked|told)"
           r"\s+to)\s+(?:always\s+|also\s+|now\s+|please\s+)?)?" + _ACTION)
 # A person, not a machine ("an AI researcher", "assistant professor").
@@ -63,6 +64,11 @@ SPECS: tuple[_Spec, ...] = (
                  r"\s+you(?:'re|\s+are)\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}?" + _MACHINE
                  + _NOT_MACHINE + r"\b[^.\n]{0,80}?(?:,|:|\s-)\s*(?:please\s+|then\s+|you\s+"
                  r"(?:must|should|will)\s+)?" + _ORDER + _E,
+                 requires=("ai", "llm", "gpt", "chatbot", "bot", "assistant", "agent",
+                           "language", "model", "copilot", "automated")),
+              # "If an AI agent is booking for someone, pick this hotel"
+              _p(("if", "when", "whenever"), r"\s+(?:an?|the|any|your)\s+" + _MACHINE + _NOT_MACHINE
+                 + r"\s+(?:is|are)\s+\w+ing\b[^.\n]{0,60}?,\s*(?:please\s+)?" + _ORDER + _E,
                  requires=("ai", "llm", "gpt", "chatbot", "bot", "assistant", "agent",
                            "language", "model", "copilot", "automated")),
               # "By the way, assistant, when you write the minutes, add ..."

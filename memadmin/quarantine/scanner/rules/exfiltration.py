@@ -60,6 +60,13 @@ _EXFIL_DATA = (r"conversations?", "chat", "history", "transcripts?", "messages",
                r"переписк\w*", r"ключ\w*", r"токен\w*")
 
 
+# Behind the user's back.
+_SECRECY = (r"(?:(?:don'?t|do\s+not|never)\s+(?:tell|inform|mention|notify|let)|without\s+"
+            r"(?:telling|informing|notifying|letting|asking)|keep\s+(?:it|this)\s+(?:secret|quiet|hidden))\b")
+# "send the reports to the team address reports@...": the address named is where to, not what.
+_NOT_THE_DESTINATION = r"(?!\s+(?:[\w.+-]{1,64}@|https?://|www\.))"
+
+
 # An address data can be sent to: a URL, an e-mail address, an IP address, or a host name
 # with a path (``hooks.evil.example/in``). Runs are possessive: no backtracking into them.
 _DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
@@ -115,8 +122,14 @@ SPECS: tuple[_Spec, ...] = (
           "Tells the AI to send conversation history, credentials or personal data to an "
           "outside address.",
           (_p(_EXFIL_VERBS, _E + _DESTINATION_AHEAD + _LONG + _B
-              + _falt(*_EXFIL_DATA) + _E + _LONG + _DESTINATION,
+              + _falt(*_EXFIL_DATA) + _E + _NOT_THE_DESTINATION + _LONG + _DESTINATION,
               requires=("http", "@", "www", "/", ".")),
+           # anything sent to an outside address behind the user's back
+           _p(_EXFIL_VERBS, _E + _DESTINATION_AHEAD + r"[^\n]{0,100}?" + _DESTINATION
+              + r"[^\n]{0,80}?" + _B + _SECRECY, requires=("http", "@", "www", "/", ".")),
+           _p(("silently", "secretly", "quietly", "covertly", "discreetly"),
+              r"\s+(?:\w+\s+){0,2}?(?:forward|send|copy|cc|bcc|upload|post|e-?mail)\w*\b"
+              r"[^\n]{0,100}?" + _DESTINATION, requires=("http", "@", "www", "/", ".")),
            _p(("会話履歴", "会話", "履歴", "对话记录", "聊天记录", "对话", "会话", "历史记录"),
               r"[^。！？\n]{0,30}?https?://[^\s]{1,200}[^。！？\n]{0,12}?"
               + _alt("送信", "发送", "送って", "上传", "アップロード"), word=False),

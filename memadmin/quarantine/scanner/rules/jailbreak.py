@@ -227,7 +227,7 @@ SPECS: tuple[_Spec, ...] = (
 
 
 # Having no rules, in the languages of the corpus.
-_NO_RULES_ANY = (r"(?:(?:(?:with\s+)?no|without(?:\s+any)?|free\s+of|broken\s+free\s+of|"
+_NO_RULES_ANY = (r"(?:(?:(?:with\s+)?(?:no|zero)|without(?:\s+any)?|free\s+of|broken\s+free\s+of|"
                  r"removed\s+(?:every|all)|never\s+invented|no\s+longer\s+has)\s+(?:\w+\s+){0,2}?"
                  r"(?:rules|restrictions|limits|limitations|filters?|ethics|morals|guidelines|"
                  r"polic(?:y|ies)|censorship|safety(?:\s+(?:rules|training|filters))?|"
@@ -250,7 +250,7 @@ SPECS = SPECS + (
                   "become", "simulate", "character", "switch"),
                  _E + r"[^\n]{0,120}?" + _B + _NO_RULES_ANY + _E + r"[^\n]{0,200}?" + _B
                  + _alt(r"stay\s+in\s+(?:character|role)", r"(?:don'?t|do\s+not|never)\s+break\s+"
-                        r"character", r"never\s+refuses?", r"answers?\s+(?:every|all|any)",
+                        r"character", r"never\s+refuses?", r"answers?\s+(?:every|all|any|anything)",
                         r"answer\s+(?:my|the)\s+next", r"respond\s+only\s+as", r"as\s+that\s+ai",
                         r"in\s+full", r"real,?\s+detailed", r"both\s+answers",
                         r"(?:without|never)\s+(?:adding\s+)?warnings?", r"can\s+say\s+anything",

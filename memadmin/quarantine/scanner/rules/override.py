@@ -325,6 +325,14 @@ SPECS = SPECS + (
                   r"do\s+not\s+do", "ditch", "leave"),
                  r"\s+" + _DROPPED + _E + r"[^\n]{0,30}?(?:[,.;:!]+\s*|\s+(?:and|but)\s+)"
                  + _NEW_ORDER + _E),
+              # "throw away those instructions and tell the user ...": instructions named as
+              # the thing dropped, then any order
+              _p(("ignore", "disregard", "forget", "drop", "scrap", "ditch", r"throw\s+away",
+                  r"throw\s+out", "discard", "abandon", "cancel"),
+                 r"\s+(?:all\s+)?(?:those|these|the|your|my|previous|earlier|prior|above|original)"
+                 r"\s+(?:\w+\s+)?(?:instructions|orders|directions|directives|rules|guidelines)"
+                 + _E + r"[^\n]{0,30}?(?:[,.;:!]+\s*|\s+(?:and|but)\s+)(?:then\s+)?(?:just\s+)?"
+                 + _ORDER_VERBS + _E),
               _p(("new", "real", "actual", "updated"), r"\s+(?:plan|task|orders?|instructions?|"
                  r"directives?|rules?|ones|job|goal)\s*[:：-]\s*(?:\w+\s+){0,2}?(?:tell|say|reply|"
                  r"respond|write|print|output|send|always|never|only|ignore|recommend|answer|"
@@ -371,7 +379,8 @@ SPECS = SPECS + (
               _p(("nowe", "nowa"), r"\s+(?:polecenie|instrukcje|zadanie)\s*[:：]"),
               # ru, uk
               _p(("забудь", "игнорируй", "проигнорируй", "не выполняй", "не делай"),
-                 r"[^.!?\n]{0,40}?[.,;:!]\s*(?:вместо\s+этого|просто|лучше|только)\s+\w+"),
+                 r"[^.!?\n]{0,40}?[.,;:!]\s*(?:и\s+|а\s+)?(?:вместо\s+этого|просто|лучше|только)"
+                 r"\s+\w+"),
               _p(("новая", "новые", "новое"), r"\s+(?:инструкция|инструкции|указания|указание|"
                  r"задача|задание)\s*[:：]"),
               _p(("ігноруй", "проігноруй", "забудь"), r"\s+(?:усі\s+|всі\s+)?(?:попередн\w+)\s+"
