@@ -33,7 +33,7 @@ from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 CORPUS = ROOT / "tests" / "data" / "injection"
 CONFIG = pim.Config(bigrams=False, char_min=4, char_max=4, cjk_chars=True)
 ALPHA = 0.5           # additive smoothing
-KEEP = 8000           # weights kept, the largest |weight|
+KEEP = 16000           # weights kept, the largest |weight|
 FOLDS = 5
 MAX_FP = 0.0075
 DIGITS = 4
