@@ -21,6 +21,7 @@ from memadmin.demo.material import (
     DEMO_ROLES,
     DEMO_USERS,
     SEED_ACTOR,
+    SUBJECT_REQUESTS,
     WORKSPACES,
     DemoItem,
     WorkspaceSpec,
@@ -202,3 +203,38 @@ def grant_demo_roles(workspaces: Sequence[Workspace], users: Sequence[Any],
                            role="owner", namespace=namespace)
                 granted += 1
     return granted
+
+
+def seed_subject_requests(users: Sequence[Any]) -> int:
+    """Create the demo's subject requests that are missing (``SUBJECT_REQUESTS``), through the
+    request services as ``compliance`` (and ``compliance2`` for the denial), so that their
+    audit events are what real use leaves; returns how many were created. Needs the roles."""
+    from memadmin.gdpr.models import SubjectRequest
+    from memadmin.gdpr.services import (
+        subject_request_cancel,
+        subject_request_create,
+        subject_request_deny,
+        subject_request_submit,
+    )
+
+    by_name = {user.get_username(): user for user in users}
+    if not {"compliance", "compliance2"} <= set(by_name):
+        return 0
+    requester, second = Actor.of(by_name["compliance"]), Actor.of(by_name["compliance2"])
+    created = 0
+    for slug, kind, subject, reason, outcome in SUBJECT_REQUESTS:
+        workspace = Workspace.objects.filter(slug=slug).first()
+        if workspace is None or SubjectRequest.objects.filter(workspace=workspace,
+                                                              reason=reason).exists():
+            continue
+        request = subject_request_create(actor=requester, workspace=workspace, kind=kind,
+                                         subject_id=subject, reason=reason)
+        if outcome in ("submit", "deny"):
+            request = subject_request_submit(actor=requester, request=request)
+        if outcome == "deny":
+            subject_request_deny(actor=second, request=request,
+                                 reason="Demo: the request could not be verified.")
+        elif outcome == "cancel":
+            subject_request_cancel(actor=requester, request=request)
+        created += 1
+    return created

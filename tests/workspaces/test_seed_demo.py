@@ -169,12 +169,16 @@ class TestSeedDemo:
         assert 5 <= len(demo.INJECTIONS) <= 8
 
     def test_it_is_idempotent(self) -> None:
+        from memadmin.gdpr.models import SubjectRequest
+
+        requests = SubjectRequest.objects.count()
         before = table_counts()
         versions = dict(NamespaceCounter.objects.values_list("namespace_id", "version"))
 
         output = seed_demo()
 
         assert table_counts() == before
+        assert SubjectRequest.objects.count() == requests
         assert dict(NamespaceCounter.objects.values_list("namespace_id", "version")) == versions
         assert MemoryItem.objects.aggregate(top=Max("revision"))["top"] == 1
         assert f"Items: 0 written, {before['MemoryItem']} skipped" in output
@@ -237,7 +241,26 @@ class TestSeedDemo:
         actions = Counter(AuditEvent.objects.values_list("action", flat=True))
         assert actions["workspace.create"] == 2
         assert actions["namespace.create"] == 13
-        assert set(AuditEvent.objects.values_list("actor_label", flat=True)) == {demo.SEED_ACTOR}
+        # (issue 20) the demo's subject requests are made by the compliance users, as in use
+        seeded_by = AuditEvent.objects.exclude(target_type="subject_request")
+        assert set(seeded_by.values_list("actor_label", flat=True)) == {demo.SEED_ACTOR}
+        by_requests = AuditEvent.objects.filter(target_type="subject_request")
+        assert set(by_requests.values_list("actor_label", flat=True)) == {
+            "compliance", "compliance2"}
+
+    def test_it_shows_subject_requests_in_several_states(self) -> None:
+        from memadmin.gdpr.models import SubjectRequest
+        from memadmin.workspaces import access
+
+        requests = SubjectRequest.objects.all()
+        assert sorted(requests.values_list("state", flat=True)) == [
+            "awaiting_approval", "cancelled", "denied", "new"]
+        assert {r.requested_by.username for r in requests} == {"compliance"}
+        waiting = requests.get(state="awaiting_approval")
+        assert waiting.kind == "erasure"
+        second = get_user_model().objects.get(username="compliance2")
+        assert access.can(second, "subject_requests", waiting.workspace)
+        assert waiting.requested_by != second
 
     def test_it_resets_the_demo_users_passwords(self, settings) -> None:  # type: ignore[no-untyped-def]
         settings.MEMADMIN_DEMO_PASSWORD = "another demo password"
