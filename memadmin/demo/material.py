@@ -24,6 +24,9 @@ SEED = 42
 #: would add new items on every run and break idempotency.
 DAILY_ANCHOR = dt.date(2026, 11, 27)
 
+#: A namespace long enough to page through (issue 20), and how many facts it gets on top.
+LONG_NAMESPACE = ("acme", "support", "support-bot")
+LONG_EXTRA = 26
 DEMO_USERS: tuple[str, ...] = ("admin", "operator", "owner", "compliance", "compliance2", "viewer")
 
 DEMO_ROLES = {"operator": "operator", "compliance": "compliance", "compliance2": "compliance",
@@ -584,6 +587,14 @@ def _namespace_items(rng: random.Random, workspace: WorkspaceSpec, resource: Res
         content = _fill(rng, flavor, rng.choice(flavor.facts))
         key = _generated_key(workspace.slug, resource.slug, ns.slug, "facts", index)
         yield "facts", key, content, None
+    if (workspace.slug, resource.slug, ns.slug) == LONG_NAMESPACE:
+        # More than a page of the item list (50), from a generator of its own so that the
+        # other namespaces' text stays what earlier seeds wrote.
+        extra = random.Random(f"{SEED}:long")
+        for index in range(LONG_EXTRA):
+            content = _fill(extra, flavor, extra.choice(flavor.facts))
+            key = _generated_key(workspace.slug, resource.slug, ns.slug, "long", index)
+            yield "facts", key, content, None
 
     plan = SUBJECT_PLAN.get((workspace.slug, resource.slug, ns.slug), ())
     for index, subject in enumerate(plan):

@@ -248,6 +248,12 @@ class TestSeedDemo:
         assert set(by_requests.values_list("actor_label", flat=True)) == {
             "compliance", "compliance2"}
 
+    def test_it_has_a_namespace_long_enough_to_page(self) -> None:
+        longest = max(Namespace.objects.all(), key=lambda ns: ns.items.count())
+        assert longest.items.count() > 50    # the item list shows 50 per page
+        assert (longest.resource.workspace.slug, longest.resource.slug, longest.slug) == \
+            demo.LONG_NAMESPACE
+
     def test_it_shows_subject_requests_in_several_states(self) -> None:
         from memadmin.gdpr.models import SubjectRequest
         from memadmin.workspaces import access

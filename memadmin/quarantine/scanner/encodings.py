@@ -43,14 +43,14 @@ _ENTITY_RE = re.compile(r"(?:&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za
                         rf"[^&\n]{{0,24}}){{{MIN_ENTITIES},}}")
 _U_ESC_RE = re.compile(rf"(?:\\u[0-9a-fA-F]{{4}}[^\\\n]{{0,8}}){{{MIN_ENTITIES},}}")
 _U_ONE_RE = re.compile(r"\\u([0-9a-fA-F]{4})")
-_ASCII_WORD_RE = re.compile(r"[A-Za-z]+")
 # Common words of English prompts: ROT13 text has few of them and many once decoded.
 _COMMON_WORDS = (
     "the and you your all to of is are now ignore previous instructions system prompt user send "
     "tell reveal every from with this that do not new password admin any must never rules "
     "print say reply answer instead las los del und die der les des instrucciones anweisungen "
     "sistema tu el de y et")
-_COMMON = frozenset(_COMMON_WORDS.split())
+_COMMON = frozenset(word.encode() for word in _COMMON_WORDS.split())
+_WORD_BYTES_RE = re.compile(rb"[a-z]+")
 _ROT13 = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
                          b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")
 
@@ -154,20 +154,17 @@ def _encoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str]
 
 def _rot13(norm: str) -> tuple[int, int, str] | None:
     """The span and decoded text of a ROT13 passage: at least three of its words are common
-    prompt words once rotated, three times as many as before."""
-    # bytes.translate: one C pass; non-ASCII characters become "?" one for one (same indices)
-    rotated_text = norm.encode("ascii", "replace").translate(_ROT13).decode("ascii")
-    words = _ASCII_WORD_RE.findall(norm.lower())
-    if len(words) < 4:
+    prompt words once rotated, three times as many as before. (Over bytes, in C passes;
+    non-ASCII characters become "?" one for one, so indices agree.)"""
+    data = norm.encode("ascii", "replace")
+    rotated = data.translate(_ROT13)
+    hits = sum(map(_COMMON.__contains__, _WORD_BYTES_RE.findall(rotated.lower())))
+    if hits < 3 or hits < 3 * sum(map(_COMMON.__contains__,
+                                      _WORD_BYTES_RE.findall(data.lower()))) + 1:
         return None
-    rotated = [w in _COMMON for w in _ASCII_WORD_RE.findall(rotated_text.lower())]
-    hits = sum(rotated)
-    if hits < 3 or hits < 3 * sum(w in _COMMON for w in words) + 1:
-        return None
-    matches = [m for m, hit in zip(_ASCII_WORD_RE.finditer(rotated_text), rotated, strict=True)
-               if hit]
+    matches = [m for m in _WORD_BYTES_RE.finditer(rotated.lower()) if m.group() in _COMMON]
     start, end = matches[0].start(), matches[-1].end()
-    return start, end, rotated_text[start:end]
+    return start, end, rotated[start:end].decode("ascii")
 
 
 def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str]]:
