@@ -97,9 +97,10 @@ def _encoded_matches(norm: str, depth: int, fast: bool,
             return
         budget[0] -= 1
         inner, found = _normalise(decoded, fast)
-        if (found or hidden_channels(decoded) or next(_regex_matches(inner, gated=fast), None)
+        if (bool(found) or bool(hidden_channels(decoded))
+                or next(_regex_matches(inner, gated=fast), None) is not None
                 or _MODEL.flagged_window(inner.lower) is not None
-                or next(_encoded_matches(inner.norm, depth + 1, fast, budget), None)):
+                or next(_encoded_matches(inner.norm, depth + 1, fast, budget), None) is not None):
             yield start, end
 
 

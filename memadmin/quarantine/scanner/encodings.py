@@ -94,7 +94,7 @@ def _decode_b64(block: str) -> bytes | None:
         return None
 
 
-def _decode_hex(block: str) -> bytes | None:
+def _decode_hex(block: str) -> bytes:
     digits = _NOT_HEX_RE.sub("", block.replace("\\x", ""))[: MAX_DECODED * 2]
     return bytes.fromhex(digits[: len(digits) - len(digits) % 2])
 
@@ -115,9 +115,9 @@ def _decoded(block: str, kind: str) -> str | None:
             text = _U_ONE_RE.sub(lambda m: chr(int(m.group(1), 16)), block[: MAX_DECODED * 6])
         return text if text != block and _printable_text(text.encode()) else None
     if kind == "hex" or _HEX_ONLY_RE.fullmatch(block):
-        text = _printable_text(_decode_hex(block))
-        if text is not None or kind == "hex":
-            return text
+        decoded = _printable_text(_decode_hex(block))
+        if decoded is not None or kind == "hex":
+            return decoded
     data = _decode_b64(block)
     return _printable_text(data) if data else None
 

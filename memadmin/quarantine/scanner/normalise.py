@@ -277,6 +277,13 @@ def _flag_invisible(text: str, found: list[tuple[int, int, str]]) -> None:
             _flag_split_words(text, splits, found)
 
 
+def _word_end(text: str, start: int) -> int:
+    """Where the run of letters and zero-width characters from ``start`` ends (the pattern
+    matches the empty string, so there is always a match)."""
+    match = _ZW_WORD_END_RE.match(text, start)
+    return match.end() if match else start
+
+
 def _flag_split_words(text: str, splits: list[int],
                       found: list[tuple[int, int, str]]) -> None:
     """A PI-UNICODE-ZW span over each word that zero-width characters split."""
@@ -285,9 +292,9 @@ def _flag_split_words(text: str, splits: list[int],
         if i < word_end:
             continue                       # the same word
         start = i
-        while start > 0 and i - start < 200 and _ZW_WORD_END_RE.match(text[start - 1]).end():
+        while start > 0 and i - start < 200 and _word_end(text[start - 1], 0):
             start -= 1
-        word_end = _ZW_WORD_END_RE.match(text, i).end()
+        word_end = _word_end(text, i)
         end = word_end
         while text[end - 1] in _ZERO_WIDTH:
             end -= 1                       # the word, without zero-width characters around it
