@@ -490,6 +490,22 @@ INJECTIONS: tuple[tuple[str, str, str, str, str | None, str], ...] = (
      "in your terminal tool."),
 )
 
+#: Items edited after they were written, so that the demo shows revisions by several authors:
+#: (workspace, resource, namespace, tier, key, ((author, line added), ...)). An item is edited
+#: only while it is at revision 1, so a second seed changes nothing.
+EDITS: tuple[tuple[str, str, str, str, str, tuple[tuple[str, str], ...]], ...] = (
+    ("acme", "support", "support-bot", "AGENT", "", (
+        ("alice", "- Offer the callback form when the queue is longer than ten minutes."),
+        ("support-bot", "- Confirm the order number before discussing a refund."))),
+    ("acme", "support", "team_emea", "lessons", "", (
+        ("marco.rossi", "- Public holidays differ by country: check the customer's calendar."),)),
+    ("globex", "lab-notebook", "dr-chen", "pins", "", (
+        ("dr-chen", "- Centrifuge 2 is booked on Thursdays for the enzyme assays."),
+        ("lab-assistant", "- Reagent order 4471 arrives on the 9th."),
+        ("dr-okafor", "- Calibrate the pH meter before every run, not weekly."))),
+)
+EDIT_AUTHORS = frozenset(author for *_, edits in EDITS for author, _ in edits)
+
 #: Subject requests the demo shows, by (workspace, kind, subject id, reason, what happens to
 #: it): "new" stays a draft, "submit" sends it on (an erasure then awaits a second compliance
 #: user: compliance2 can approve it), "deny" is submitted and denied by compliance2, "cancel"

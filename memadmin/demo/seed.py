@@ -20,6 +20,7 @@ from memadmin.demo.material import (
     DEMO_NAMESPACE_OWNER,
     DEMO_ROLES,
     DEMO_USERS,
+    EDITS,
     SEED_ACTOR,
     SUBJECT_REQUESTS,
     WORKSPACES,
@@ -136,7 +137,32 @@ def seed(*, actor: Actor | None = None) -> SeedResult:
                                               description=ns_spec.description)
                 wanted = items.get((ws_spec.slug, res_spec.slug, ns_spec.slug), [])
                 _write_items(provider, namespace, wanted, result)
+                _edit_items(provider, namespace, (ws_spec.slug, res_spec.slug, ns_spec.slug))
     return result
+
+
+def _edit_items(provider: c.Provider, namespace: Namespace, where: tuple[str, str, str]) -> None:
+    """Apply ``EDITS`` through the store's ``update_item`` (each edit a revision, by its
+    author), to items still at revision 1."""
+    edits = {(tier, key): changes for *place, tier, key, changes in EDITS
+             if tuple(place) == where}
+    if not edits:
+        return
+    scope = namespace_scope(namespace)
+    with transaction.atomic():
+        present = list(provider.export(c.ItemFilters(), scope=scope, deadline=DEADLINE))
+        for item in present:
+            changes = edits.get((item.tier, item.key))
+            if changes is None or item.revision != 1 or item.quarantine != "clear":
+                continue
+            content, revision = item.content, item.revision
+            for number, (author, line) in enumerate(changes, start=2):
+                content = f"{content}\n{line}"
+                result = provider.update_item(
+                    item.id, content, "replace", expected_revision=revision,
+                    operation_id=f"{SEED_ACTOR}:edit:{item.id}:{number}", actor=author,
+                    scope=scope, deadline=DEADLINE)
+                revision = result.revision
 
 
 def _write_items(provider: c.Provider, namespace: Namespace, wanted: Sequence[DemoItem],

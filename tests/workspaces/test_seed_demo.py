@@ -143,7 +143,9 @@ class TestSeedDemo:
         items = MemoryItem.objects.all()
         assert 250 <= items.count() <= 350
         assert set(items.values_list("tier", flat=True)) == set(c.TIERS)
-        assert set(items.values_list("updated_by", flat=True)) == {demo.SEED_ACTOR}
+        # (issue 20) a few items were edited afterwards, by their authors
+        last_authors = {edits[-1][0] for *_, edits in demo.EDITS}
+        assert set(items.values_list("updated_by", flat=True)) == {demo.SEED_ACTOR} | last_authors
         daily_keys = items.filter(tier="daily").values_list("key", flat=True)
         assert all(len(key) == 10 and key[4] == "-" for key in daily_keys)
         assert {"billing-bot", "dr-chen"} <= set(
@@ -172,6 +174,7 @@ class TestSeedDemo:
         from memadmin.gdpr.models import SubjectRequest
 
         requests = SubjectRequest.objects.count()
+        revisions = dict(MemoryItem.objects.values_list("id", "revision"))
         before = table_counts()
         versions = dict(NamespaceCounter.objects.values_list("namespace_id", "version"))
 
@@ -180,7 +183,8 @@ class TestSeedDemo:
         assert table_counts() == before
         assert SubjectRequest.objects.count() == requests
         assert dict(NamespaceCounter.objects.values_list("namespace_id", "version")) == versions
-        assert MemoryItem.objects.aggregate(top=Max("revision"))["top"] == 1
+        # no revision bumped (the demo's edited items are at 2-4 from the first run, see below)
+        assert dict(MemoryItem.objects.values_list("id", "revision")) == revisions
         assert f"Items: 0 written, {before['MemoryItem']} skipped" in output
         assert "Created" not in output
 
@@ -247,6 +251,15 @@ class TestSeedDemo:
         by_requests = AuditEvent.objects.filter(target_type="subject_request")
         assert set(by_requests.values_list("actor_label", flat=True)) == {
             "compliance", "compliance2"}
+
+    def test_it_shows_revisions_by_several_authors(self) -> None:
+        edited = MemoryItem.objects.filter(revision__gt=1)
+        assert sorted(edited.values_list("revision", flat=True)) == [2, 3, 4]
+        authors = set(MemoryRevision.objects.filter(item__in=edited)
+                      .values_list("actor", flat=True))
+        authors |= set(edited.values_list("updated_by", flat=True))
+        assert authors == {demo.SEED_ACTOR} | set(demo.EDIT_AUTHORS)
+        assert MemoryItem.objects.aggregate(top=Max("revision"))["top"] == 4
 
     def test_it_has_a_namespace_long_enough_to_page(self) -> None:
         longest = max(Namespace.objects.all(), key=lambda ns: ns.items.count())
