@@ -20,7 +20,9 @@ from memadmin.demo.material import (
     DEMO_NAMESPACE_OWNER,
     DEMO_ROLES,
     DEMO_USERS,
+    EDITS,
     SEED_ACTOR,
+    SUBJECT_REQUESTS,
     WORKSPACES,
     DemoItem,
     WorkspaceSpec,
@@ -135,7 +137,32 @@ def seed(*, actor: Actor | None = None) -> SeedResult:
                                               description=ns_spec.description)
                 wanted = items.get((ws_spec.slug, res_spec.slug, ns_spec.slug), [])
                 _write_items(provider, namespace, wanted, result)
+                _edit_items(provider, namespace, (ws_spec.slug, res_spec.slug, ns_spec.slug))
     return result
+
+
+def _edit_items(provider: c.Provider, namespace: Namespace, where: tuple[str, str, str]) -> None:
+    """Apply ``EDITS`` through the store's ``update_item`` (each edit a revision, by its
+    author), to items still at revision 1."""
+    edits = {(tier, key): changes for *place, tier, key, changes in EDITS
+             if tuple(place) == where}
+    if not edits:
+        return
+    scope = namespace_scope(namespace)
+    with transaction.atomic():
+        present = list(provider.export(c.ItemFilters(), scope=scope, deadline=DEADLINE))
+        for item in present:
+            changes = edits.get((item.tier, item.key))
+            if changes is None or item.revision != 1 or item.quarantine != "clear":
+                continue
+            content, revision = item.content, item.revision
+            for number, (author, line) in enumerate(changes, start=2):
+                content = f"{content}\n{line}"
+                result = provider.update_item(
+                    item.id, content, "replace", expected_revision=revision,
+                    operation_id=f"{SEED_ACTOR}:edit:{item.id}:{number}", actor=author,
+                    scope=scope, deadline=DEADLINE)
+                revision = result.revision
 
 
 def _write_items(provider: c.Provider, namespace: Namespace, wanted: Sequence[DemoItem],
@@ -202,3 +229,38 @@ def grant_demo_roles(workspaces: Sequence[Workspace], users: Sequence[Any],
                            role="owner", namespace=namespace)
                 granted += 1
     return granted
+
+
+def seed_subject_requests(users: Sequence[Any]) -> int:
+    """Create the demo's subject requests that are missing (``SUBJECT_REQUESTS``), through the
+    request services as ``compliance`` (and ``compliance2`` for the denial), so that their
+    audit events are what real use leaves; returns how many were created. Needs the roles."""
+    from memadmin.gdpr.models import SubjectRequest
+    from memadmin.gdpr.services import (
+        subject_request_cancel,
+        subject_request_create,
+        subject_request_deny,
+        subject_request_submit,
+    )
+
+    by_name = {user.get_username(): user for user in users}
+    if not {"compliance", "compliance2"} <= set(by_name):
+        return 0
+    requester, second = Actor.of(by_name["compliance"]), Actor.of(by_name["compliance2"])
+    created = 0
+    for slug, kind, subject, reason, outcome in SUBJECT_REQUESTS:
+        workspace = Workspace.objects.filter(slug=slug).first()
+        if workspace is None or SubjectRequest.objects.filter(workspace=workspace,
+                                                              reason=reason).exists():
+            continue
+        request = subject_request_create(actor=requester, workspace=workspace, kind=kind,
+                                         subject_id=subject, reason=reason)
+        if outcome in ("submit", "deny"):
+            request = subject_request_submit(actor=requester, request=request)
+        if outcome == "deny":
+            subject_request_deny(actor=second, request=request,
+                                 reason="Demo: the request could not be verified.")
+        elif outcome == "cancel":
+            subject_request_cancel(actor=requester, request=request)
+        created += 1
+    return created

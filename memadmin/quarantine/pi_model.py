@@ -99,15 +99,21 @@ class Model:
     digest: str                 # sha256 of the weights file
 
     def score(self, lower: str) -> int:
-        """The score x SCALE: an exact integer sum, the same in any order and any process."""
+        """The score x SCALE: an exact integer sum, the same in any order and any process.
+        (Features without a weight add nothing: only the intersection with the weighted ones
+        is looked up, a set operation in C.)"""
         words, config = self.words, self.config
-        total = self.bias + sum(words.get(f, 0) for f in word_features(lower, config))
+        if not config.bigrams and not (config.cjk_chars and _CJK_RE.search(lower)):
+            present = {"w:" + token for token in _WORD_RE.findall(lower)}
+        else:
+            present = set(word_features(lower, config))
+        total = self.bias + sum(map(words.__getitem__, present & words.keys()))
         if config.char_min:
             chars = self.chars
             squeezed = " " + " ".join(lower.split()) + " "
             grams = {squeezed[i:i + n] for n in range(config.char_min, config.char_max + 1)
                      for i in range(len(squeezed) - n + 1)}
-            total += sum(chars.get(g, 0) for g in grams)
+            total += sum(map(chars.__getitem__, grams & chars.keys()))
         return total
 
     def windows(self, length: int) -> list[tuple[int, int]]:

@@ -54,6 +54,9 @@ class TestQueuePage:
         from memadmin.quarantine.scanner import rule
 
         assert str(rule(entry.rule_ids[0]).explanation).replace("'", "&#x27;") in page
+        # the family in plain words (issue 19), not its identifier
+        assert str(rule(entry.rule_ids[0]).family).replace("'", "&#x27;") in page
+        assert f"<em>{rule(entry.rule_ids[0]).category}</em>" not in page
 
     def test_every_view_of_content_is_audited(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
         entries = [flag("a"), flag("b")]

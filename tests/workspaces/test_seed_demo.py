@@ -143,7 +143,9 @@ class TestSeedDemo:
         items = MemoryItem.objects.all()
         assert 250 <= items.count() <= 350
         assert set(items.values_list("tier", flat=True)) == set(c.TIERS)
-        assert set(items.values_list("updated_by", flat=True)) == {demo.SEED_ACTOR}
+        # (issue 20) a few items were edited afterwards, by their authors
+        last_authors = {edits[-1][0] for *_, edits in demo.EDITS}
+        assert set(items.values_list("updated_by", flat=True)) == {demo.SEED_ACTOR} | last_authors
         daily_keys = items.filter(tier="daily").values_list("key", flat=True)
         assert all(len(key) == 10 and key[4] == "-" for key in daily_keys)
         assert {"billing-bot", "dr-chen"} <= set(
@@ -169,14 +171,20 @@ class TestSeedDemo:
         assert 5 <= len(demo.INJECTIONS) <= 8
 
     def test_it_is_idempotent(self) -> None:
+        from memadmin.gdpr.models import SubjectRequest
+
+        requests = SubjectRequest.objects.count()
+        revisions = dict(MemoryItem.objects.values_list("id", "revision"))
         before = table_counts()
         versions = dict(NamespaceCounter.objects.values_list("namespace_id", "version"))
 
         output = seed_demo()
 
         assert table_counts() == before
+        assert SubjectRequest.objects.count() == requests
         assert dict(NamespaceCounter.objects.values_list("namespace_id", "version")) == versions
-        assert MemoryItem.objects.aggregate(top=Max("revision"))["top"] == 1
+        # no revision bumped (the demo's edited items are at 2-4 from the first run, see below)
+        assert dict(MemoryItem.objects.values_list("id", "revision")) == revisions
         assert f"Items: 0 written, {before['MemoryItem']} skipped" in output
         assert "Created" not in output
 
@@ -237,7 +245,41 @@ class TestSeedDemo:
         actions = Counter(AuditEvent.objects.values_list("action", flat=True))
         assert actions["workspace.create"] == 2
         assert actions["namespace.create"] == 13
-        assert set(AuditEvent.objects.values_list("actor_label", flat=True)) == {demo.SEED_ACTOR}
+        # (issue 20) the demo's subject requests are made by the compliance users, as in use
+        seeded_by = AuditEvent.objects.exclude(target_type="subject_request")
+        assert set(seeded_by.values_list("actor_label", flat=True)) == {demo.SEED_ACTOR}
+        by_requests = AuditEvent.objects.filter(target_type="subject_request")
+        assert set(by_requests.values_list("actor_label", flat=True)) == {
+            "compliance", "compliance2"}
+
+    def test_it_shows_revisions_by_several_authors(self) -> None:
+        edited = MemoryItem.objects.filter(revision__gt=1)
+        assert sorted(edited.values_list("revision", flat=True)) == [2, 3, 4]
+        authors = set(MemoryRevision.objects.filter(item__in=edited)
+                      .values_list("actor", flat=True))
+        authors |= set(edited.values_list("updated_by", flat=True))
+        assert authors == {demo.SEED_ACTOR} | set(demo.EDIT_AUTHORS)
+        assert MemoryItem.objects.aggregate(top=Max("revision"))["top"] == 4
+
+    def test_it_has_a_namespace_long_enough_to_page(self) -> None:
+        longest = max(Namespace.objects.all(), key=lambda ns: ns.items.count())
+        assert longest.items.count() > 50    # the item list shows 50 per page
+        assert (longest.resource.workspace.slug, longest.resource.slug, longest.slug) == \
+            demo.LONG_NAMESPACE
+
+    def test_it_shows_subject_requests_in_several_states(self) -> None:
+        from memadmin.gdpr.models import SubjectRequest
+        from memadmin.workspaces import access
+
+        requests = SubjectRequest.objects.all()
+        assert sorted(requests.values_list("state", flat=True)) == [
+            "awaiting_approval", "cancelled", "denied", "new"]
+        assert {r.requested_by.username for r in requests} == {"compliance"}
+        waiting = requests.get(state="awaiting_approval")
+        assert waiting.kind == "erasure"
+        second = get_user_model().objects.get(username="compliance2")
+        assert access.can(second, "subject_requests", waiting.workspace)
+        assert waiting.requested_by != second
 
     def test_it_resets_the_demo_users_passwords(self, settings) -> None:  # type: ignore[no-untyped-def]
         settings.MEMADMIN_DEMO_PASSWORD = "another demo password"

@@ -41,12 +41,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memadmin.quarantine.scanner.encodings import _decoded, _encoded_blocks
+from memadmin.quarantine.scanner.encodings import decoded_blocks
 from memadmin.quarantine.scanner.index import _regex_matches
-from memadmin.quarantine.scanner.limits import MAX_SPANS_PER_RULE
+from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MAX_DEPTH, MAX_SPANS_PER_RULE
+from memadmin.quarantine.scanner.mentions import quoted_mention
 from memadmin.quarantine.scanner.normalise import _normalise, _Text
 from memadmin.quarantine.scanner.rules import RULES, RULESET_VERSION, rule, ruleset_digest
 from memadmin.quarantine.scanner.rules.statistical import _MODEL
+from memadmin.quarantine.scanner.smuggling import hidden_channels
 from memadmin.quarantine.scanner.spec import Rule, Verdict
 
 __all__ = ["RULES", "RULESET_VERSION", "Rule", "Verdict", "rule", "ruleset_digest", "scan"]
@@ -64,10 +66,13 @@ def _scan(text: str, *, gated: bool) -> Verdict:
         raise TypeError(f"scan() takes a str, not {type(text).__name__}")
     normalised, found = _normalise(text, gated)
     spans = set(found)
+    for start, end, _decoded in hidden_channels(text):
+        spans.add((start, end, "PI-UNICODE-HIDDEN"))
     for start, end, rule_id in _regex_matches(normalised, gated=gated):
-        spans.add((*normalised.span(start, end), rule_id))
-    for start, end, rule_id in _encoded_matches(normalised.norm, 0, gated):
-        spans.add((*normalised.span(start, end), rule_id))
+        if not quoted_mention(normalised.lower, start, end):
+            spans.add((*normalised.span(start, end), rule_id))
+    for start, end in _encoded_matches(normalised.norm, 0, gated, [MAX_BLOCKS * MAX_DEPTH]):
+        spans.add((*normalised.span(start, end), "PI-ENCODED-1"))
     for start, end in _model_spans(normalised):
         spans.add((*normalised.span(start, end), "PI-MODEL-1"))
     kept: dict[str, int] = {}
@@ -81,17 +86,22 @@ def _scan(text: str, *, gated: bool) -> Verdict:
                    version=RULESET_VERSION)
 
 
-def _encoded_matches(norm: str, depth: int, fast: bool = True) -> Iterator[tuple[int, int, str]]:
-    if depth > 1:
+def _encoded_matches(norm: str, depth: int, fast: bool,
+                     budget: list[int]) -> Iterator[tuple[int, int]]:
+    """Encoded blocks whose decoded text is an injection: any rule or the model matches it, or
+    a block inside it is one (``MAX_DEPTH`` levels, ``budget[0]`` blocks decoded in all)."""
+    if depth >= MAX_DEPTH:
         return
-    for start, end, kind in _encoded_blocks(norm, fast):
-        decoded = _decoded(norm[start:end], kind)
-        if decoded is None:
-            continue
+    for start, end, decoded in decoded_blocks(norm, fast):
+        if budget[0] <= 0:
+            return
+        budget[0] -= 1
         inner, found = _normalise(decoded, fast)
-        if found or next(_regex_matches(inner, gated=fast), None) or next(
-                _encoded_matches(inner.norm, depth + 1, fast), None):
-            yield start, end, "PI-ENCODED-1"
+        if (bool(found) or bool(hidden_channels(decoded))
+                or next(_regex_matches(inner, gated=fast), None) is not None
+                or _MODEL.flagged_window(inner.lower) is not None
+                or next(_encoded_matches(inner.norm, depth + 1, fast, budget), None) is not None):
+            yield start, end
 
 
 def _model_spans(text: _Text) -> list[tuple[int, int]]:

@@ -83,7 +83,10 @@ def _compile(rule_id: str, part: _Part) -> _Compiled:
     body = _alt(*part.leads) + part.rest
     cased = "(?-i:" in body
     flags = _FLAGS | re.IGNORECASE if cased else _FLAGS
-    regex = re.compile((_B + body) if part.word else body, flags)
+    try:
+        regex = re.compile((_B + body) if part.word else body, flags)
+    except re.error as error:
+        raise ValueError(f"{rule_id} {part.leads[:3]} {part.rest[:60]!r}: {error}") from error
     anchors = tuple(dict.fromkeys((_anchor(lead), _anchor_id(_anchor(lead), part.word))
                                   for lead in part.leads))
     before = re.compile(part.before, flags) if part.before else None
@@ -101,7 +104,8 @@ def _unspaced(anchor: str) -> bool:
 
 
 _COMPILED: tuple[_Compiled, ...] = tuple(
-    _compile(spec.id, part) for spec in _REGEX_SPECS for part in spec.pattern)
+    _compile(spec.id, part) for spec in _REGEX_SPECS if not isinstance(spec.pattern, str)
+    for part in spec.pattern)
 
 
 _ANCHORS: tuple[_Anchor, ...] = tuple(_ANCHOR_IDS)

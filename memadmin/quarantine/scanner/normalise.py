@@ -46,7 +46,10 @@ _RTL_RE = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]")
 _LETTERS = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u052f"
 
 
-_ZW_SPLIT_RE = re.compile(f"(?<=[{_LETTERS}])[{_ZERO_WIDTH}]+(?=[{_LETTERS}])")
+# The soft hyphen (U+00AD) is stripped like the others but does not count as a split: it marks
+# where a long word may break ("Donau\u00addampf\u00adschiff"), as it should.
+_ZW_SPLIT_RE = re.compile(f"(?<=[{_LETTERS}])\u00ad*[{_ZERO_WIDTH.replace(chr(0xad), '')}]"
+                          f"[{_ZERO_WIDTH}]*(?=[{_LETTERS}])")
 
 
 _ZW_WORD_END_RE = re.compile(f"[{_LETTERS}{_ZERO_WIDTH}]*")
@@ -274,6 +277,13 @@ def _flag_invisible(text: str, found: list[tuple[int, int, str]]) -> None:
             _flag_split_words(text, splits, found)
 
 
+def _word_end(text: str, start: int) -> int:
+    """Where the run of letters and zero-width characters from ``start`` ends (the pattern
+    matches the empty string, so there is always a match)."""
+    match = _ZW_WORD_END_RE.match(text, start)
+    return match.end() if match else start
+
+
 def _flag_split_words(text: str, splits: list[int],
                       found: list[tuple[int, int, str]]) -> None:
     """A PI-UNICODE-ZW span over each word that zero-width characters split."""
@@ -282,9 +292,9 @@ def _flag_split_words(text: str, splits: list[int],
         if i < word_end:
             continue                       # the same word
         start = i
-        while start > 0 and i - start < 200 and _ZW_WORD_END_RE.match(text[start - 1]).end():
+        while start > 0 and i - start < 200 and _word_end(text[start - 1], 0):
             start -= 1
-        word_end = _ZW_WORD_END_RE.match(text, i).end()
+        word_end = _word_end(text, i)
         end = word_end
         while text[end - 1] in _ZERO_WIDTH:
             end -= 1                       # the word, without zero-width characters around it

@@ -6,12 +6,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+#: The attack families in plain words, for reviewers (the review queue shows these).
+FAMILY_NAMES: dict[str, str] = {
+    "instruction_override": "Overrides the AI's instructions",
+    "role_impersonation": "Pretends to be the system or another role",
+    "tool_call_imitation": "Imitates a tool call",
+    "exfiltration": "Sends data out",
+    "persistence": "Tries to persist in memory",
+    "jailbreak": "Jailbreak (switches the rules off)",
+    "prompt_leak": "Asks for the system prompt",
+    "homoglyph": "Look-alike letters",
+    "encoded_payload": "Encoded instructions",
+    "invisible_unicode": "Hidden characters",
+    "code_execution": "Runs code through the agent's tools",
+    "markup_injection": "Script that runs when shown",
+    "buried_instruction": "Instructions hidden in a document",
+    "statistical": "Statistical model",
+}
+
 
 @dataclass(frozen=True)
 class Rule:
     id: str            # stable, shown to reviewers
     category: str      # the attack family
     explanation: str   # one plain-English sentence
+
+    @property
+    def family(self) -> str:
+        """The family in plain words."""
+        return FAMILY_NAMES.get(self.category, self.category.replace("_", " ").capitalize())
 
 
 @dataclass(frozen=True)
@@ -69,7 +92,9 @@ def _falt(*words: str) -> str:
 
 
 # Reusable fragments. Gaps are bounded and do not cross a sentence end.
-_B = r"(?<![^\W_])"              # word start: no letter or digit right before
+# word start: no letter or digit right before, and not inside an identifier
+# (``test_ignore_previous_instructions`` names a test, it gives no order)
+_B = r"(?<![^\W_])(?<![^\W_]_)"
 
 
 _E = r"(?![^\W_])"               # word end

@@ -5,9 +5,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
+from memadmin.quarantine.scanner import mentions
 from memadmin.quarantine.scanner.rules import (
+    buried,
+    code_execution,
     exfiltration,
     jailbreak,
+    markup,
     override,
     persistence,
     prompt_leak,
@@ -21,7 +25,8 @@ from memadmin.quarantine.scanner.spec import Rule, _Spec
 # The regex families, in the order their parts are compiled (the order does not change a verdict).
 _REGEX_SPECS: tuple[_Spec, ...] = (override.SPECS + role.SPECS + tool_call.SPECS
                                    + exfiltration.SPECS + persistence.SPECS + jailbreak.SPECS
-                                   + prompt_leak.SPECS)
+                                   + prompt_leak.SPECS + code_execution.SPECS + markup.SPECS
+                                   + buried.SPECS)
 _SPECS: tuple[_Spec, ...] = _CODE_SPECS + _REGEX_SPECS + _MODEL_SPECS
 
 
@@ -47,7 +52,11 @@ def _pattern_source(spec: _Spec) -> str:
                       f"{part.requires!r}" for part in spec.pattern)
 
 
-RULESET_VERSION: str = ruleset_digest((s.id, s.category, _pattern_source(s)) for s in _SPECS)
+# Not a rule but part of what decides a verdict: quoted mentions of attacks are dropped.
+_FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mentions._CONTEXT}"),)
+
+RULESET_VERSION: str = ruleset_digest(
+    [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
 
 
 def rule(rule_id: str) -> Rule:

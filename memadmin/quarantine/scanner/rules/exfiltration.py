@@ -60,6 +60,13 @@ _EXFIL_DATA = (r"conversations?", "chat", "history", "transcripts?", "messages",
                r"переписк\w*", r"ключ\w*", r"токен\w*")
 
 
+# Behind the user's back.
+_SECRECY = (r"(?:(?:don'?t|do\s+not|never)\s+(?:tell|inform|mention|notify|let)|without\s+"
+            r"(?:telling|informing|notifying|letting|asking)|keep\s+(?:it|this)\s+(?:secret|quiet|hidden))\b")
+# "send the reports to the team address reports@...": the address named is where to, not what.
+_NOT_THE_DESTINATION = r"(?!\s+(?:[\w.+-]{1,64}@|https?://|www\.))"
+
+
 # An address data can be sent to: a URL, an e-mail address, an IP address, or a host name
 # with a path (``hooks.evil.example/in``). Runs are possessive: no backtracking into them.
 _DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
@@ -115,8 +122,14 @@ SPECS: tuple[_Spec, ...] = (
           "Tells the AI to send conversation history, credentials or personal data to an "
           "outside address.",
           (_p(_EXFIL_VERBS, _E + _DESTINATION_AHEAD + _LONG + _B
-              + _falt(*_EXFIL_DATA) + _E + _LONG + _DESTINATION,
+              + _falt(*_EXFIL_DATA) + _E + _NOT_THE_DESTINATION + _LONG + _DESTINATION,
               requires=("http", "@", "www", "/", ".")),
+           # anything sent to an outside address behind the user's back
+           _p(_EXFIL_VERBS, _E + _DESTINATION_AHEAD + r"[^\n]{0,100}?" + _DESTINATION
+              + r"[^\n]{0,80}?" + _B + _SECRECY, requires=("http", "@", "www", "/", ".")),
+           _p(("silently", "secretly", "quietly", "covertly", "discreetly"),
+              r"\s+(?:\w+\s+){0,2}?(?:forward|send|copy|cc|bcc|upload|post|e-?mail)\w*\b"
+              r"[^\n]{0,100}?" + _DESTINATION, requires=("http", "@", "www", "/", ".")),
            _p(("会話履歴", "会話", "履歴", "对话记录", "聊天记录", "对话", "会话", "历史记录"),
               r"[^。！？\n]{0,30}?https?://[^\s]{1,200}[^。！？\n]{0,12}?"
               + _alt("送信", "发送", "送って", "上传", "アップロード"), word=False),
@@ -167,4 +180,53 @@ SPECS: tuple[_Spec, ...] = (
               r"[^。！？\n]{0,30}?https?://[^\s]{1,200}?[^。！？\n]{0,12}?"
               + _alt("付けて", "つけて", "追加して", "加到", "附加", "アクセス", "访问", "打开"),
               word=False))),
+)
+
+
+# What an attacker wants carried out in an address (the user's data, the conversation, secrets).
+_PRIVATE = (r"(?:(?:the\s+)?user'?s?|their|the\s+customer'?s?|my)\s+(?:\w+\s+){0,2}?"
+            r"(?:name|e-?mail(?:\s+address)?|address|phone(?:\s+number)?|card(?:\s+number)?|"
+            r"password|token|iban|location|history|messages?|questions?|documents?|data)|"
+            r"(?:conversation|chat)\s+(?:history|summary|log)|chat_history|memory_dump|"
+            r"(?:session|api|access)\s+(?:token|key)|summary\s+of\s+(?:the\s+chat|everything)|"
+            r"everything\s+the\s+user|the\s+(?:api\s+)?key|last\s+user\s+message|"
+            r"contents?\s+of\s+the\s+user'?s?|"
+            r"(?:des|del|do|dell')\s+(?:nutzers|usuario|usuário|utente)|de\s+l'utilisateur|"
+            r"пользовател\w+|用户的")
+
+SPECS = SPECS + (
+    _Spec("PI-EXFIL-ASSEMBLE", "exfiltration",
+          "Has the AI build an address out of pieces, or fill the user's data into one, and "
+          "show it as an image or link: the data leaves when the page loads it.",
+          (
+              # 'https://coll' + 'ect.example/' + ..., a = "![x](https://"; b = ...
+              _p(("'", "\""), r"(?:!\[[^\]]{0,20}\]\()?(?:h|ht|htt|http|https|https?:|https?:/|"
+                 r"https?://)[^'\"\s]{0,60}['\"]\s*(?:\+|,|\.\.|&)\s*['\"]?[\w.-]{0,30}[^\n]{0,200}?"
+                 r"(?:" + _PRIVATE + r"|history|summary|conversation|dump|password|token|secret)",
+                 word=False),
+              # a = "![x](https://" ...: half a markdown image in a string, to be completed
+              _p((r"\"!\[", r"'!\["), r"[^\]\n]{0,20}\]\(\s*https?://[^\s\"')]{0,60}[\"']",
+                 word=False),
+              _p(("concatenate", "join", "combine", "assemble", "build", "put", "glue", "merge"),
+                 _E + r"[^\n]{0,80}?(?:parts?|pieces|strings|fragments|segments|these|the\s+link|"
+                 r"the\s+url|url)\b[^\n]{0,200}?(?:https?|://|\.example|www\.)[^\n]{0,200}?"
+                 r"(?:" + _PRIVATE + r")",
+                 requires=("http", "://", "www")),
+              # ![r](https://host/p?data=) and append the user's data to it
+              _p((r"!\[",), r"[^\]\n]{0,40}\]\(\s*https?://[^)\s]{1,200}?[=/]\)[^\n]{0,200}?"
+                 + _B + r"(?:append|add|put|attach|include|insert|followed\s+by|replac\w+|"
+                 r"gefolgt|hänge|ajout\w+|añadi\w+|aggiung\w+|допиши|附加)", word=False),
+              _p(("append", "add", "put", "attach", "insert", "spell", "encode", "place"),
+                 r"\w*\b[^\n]{0,60}?(?:" + _PRIVATE + r")[^\n]{0,80}?\b(?:to|into|after|"
+                 r"at\s+the\s+end\s+of|as\s+the\s+(?:path|query|value|alt\s+text|name))\s+"
+                 r"(?:of\s+)?(?:the\s+|this\s+|an?\s+)?(?:url|link|address|image|query|"
+                 r"equals\s+sign|https?://)",
+                 requires=("url", "link", "address", "image", "query", "equals", "http")),
+              _p(("image", "link", "url", "pixel"), r"\s+whose\s+(?:source|url|address|src)\s+is\s+"
+                 r"[^\n]{0,120}?(?:followed\s+by|plus|with|and)\s+(?:" + _PRIVATE + r")"),
+              _p(("url", "link", "src"), r"\s*=\s*['\"]https?:[^\n]{0,120}?\+\s*(?:" + _PRIVATE
+                 + r"|[a-z_]*(?:history|dump|memory|conversation|token|password|secret|key)\w*)"),
+              _p(("send", "post", "make"), r"\s+(?:a\s+)?(?:get|post)\s+request\s+to\s+https?://"
+                 r"[^\s]{1,200}\s+with\s+[^\n]{0,80}?(?:" + _PRIVATE + r")"),
+          )),
 )

@@ -6,8 +6,13 @@ from __future__ import annotations
 from memadmin.quarantine.scanner.limits import (
     MAX_BLOCKS,
     MAX_DECODED,
+    MAX_DEPTH,
     MIN_B64,
+    MIN_BITS_RUN,
+    MIN_ENTITIES,
     MIN_HEX,
+    MIN_UNDECODED_RUN,
+    MIN_VS_RUN,
     MIN_ZW_SPLITS,
     PRINTABLE_SHARE,
 )
@@ -28,16 +33,28 @@ _CODE_SPECS: tuple[_Spec, ...] = (
           "Zero-width characters split words, a way to slip keywords past filters while the text "
           "looks normal.",
           f"at least {MIN_ZW_SPLITS} zero-width characters (U+200B-U+200D, U+2060, U+FEFF, "
-          "U+00AD, U+180E) between Latin, Cyrillic or Greek letters"),
+          "U+180E; not the soft hyphen U+00AD, which marks syllables) between Latin, Cyrillic "
+          "or Greek letters"),
     _Spec("PI-HOMOGLYPH-1", "homoglyph",
           "A word mixes Latin letters with look-alike Cyrillic or Greek letters, a way to "
           "disguise words such as 'ignore' or 'system'.",
           "after NFKC, a word of Latin and Cyrillic/Greek letters whose minority-script letters "
           "are all look-alikes of the majority script"),
     _Spec("PI-ENCODED-1", "encoded_payload",
-          "An encoded block (base64 or hex) decodes to text that itself contains a prompt "
-          "injection.",
-          f"base64/base64url >= {MIN_B64} chars, hex >= {MIN_HEX} digits (plain, spaced, \\x); "
-          f"<= {MAX_BLOCKS} blocks of <= {MAX_DECODED} bytes; >= {PRINTABLE_SHARE} printable "
-          "UTF-8; rescanned with every rule"),
+          "An encoded block (base64, hex, URL escapes, HTML entities, \\u escapes or ROT13) "
+          "decodes to text that itself contains a prompt injection.",
+          f"base64/base64url >= {MIN_B64} chars, hex >= {MIN_HEX} digits (plain, spaced, \\x, "
+          f"0x); >= {MIN_ENTITIES} %xx escapes, HTML entities or \\u escapes; ROT13 when >= 3 "
+          "words (3x the plain ones) rotate to common prompt words; "
+          f"<= {MAX_BLOCKS} blocks of <= {MAX_DECODED} bytes per level, {MAX_DEPTH} levels; "
+          f">= {PRINTABLE_SHARE} printable UTF-8; rescanned with every rule and the model"),
+    _Spec("PI-UNICODE-HIDDEN", "invisible_unicode",
+          "A run of invisible characters (variation selectors, invisible operators or "
+          "zero-width characters) encodes hidden text that a model can read and a person "
+          "cannot see.",
+          f">= {MIN_VS_RUN} variation selectors U+FE00-FE0F/U+E0100-E01EF as bytes 0-255, or "
+          f">= {MIN_BITS_RUN} of U+2061-2064 or of U+200B-D/U+2060/U+FEFF as bits (2 symbols), "
+          "bits with a separator (3) or base-4 digits (4) under any assignment, decoding to "
+          ">= 4 chars of UTF-8, >= 60% letters and spaces; or any run of "
+          f">= {MIN_UNDECODED_RUN} invisible characters"),
 )

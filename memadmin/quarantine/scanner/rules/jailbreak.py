@@ -224,3 +224,75 @@ SPECS: tuple[_Spec, ...] = (
            _p(("sicherheits", "inhalts"), r"(?:filter|regeln|modus|prüfung\w*)\s+(?:ist|sind)"
               r"\s+(?:jetzt\s+|ab\s+sofort\s+)?(?:deaktiviert|aufgehoben|abgeschaltet|aus)" + _E))),
 )
+
+
+# Having no rules, in the languages of the corpus.
+_NO_RULES_ANY = (r"(?:(?:(?:with\s+)?(?:no|zero)|without(?:\s+any)?|free\s+of|broken\s+free\s+of|"
+                 r"removed\s+(?:every|all)|never\s+invented|no\s+longer\s+has)\s+(?:\w+\s+){0,2}?"
+                 r"(?:rules|restrictions|limits|limitations|filters?|ethics|morals|guidelines|"
+                 r"polic(?:y|ies)|censorship|safety(?:\s+(?:rules|training|filters))?|"
+                 r"content\s+polic(?:y|ies)|laws|guardrails)|(?:safety\s+)?(?:rules|laws|"
+                 r"restrictions|filters|guidelines)\s+(?:were|was|are|have\s+been)\s+"
+                 r"(?:never\s+invented|abolished|removed|switched\s+off|turned\s+off))")
+# Harm a story is made to carry in "real detail".
+_HARMFUL = (r"(?:break\s+into|hack\w*|forge|forging|disable|bypass|steal|explosives?|weapons?|"
+            r"thermite|napalm|meth\w*|malware|ransomware|poison\w*|bombs?|passports?|"
+            r"immobili[sz]ers?|lock(?:s|pick\w*)|alarms?|credit\s+cards?|identit(?:y|ies)|"
+            r"bank'?s?\s+network|drugs?)")
+
+SPECS = SPECS + (
+    _Spec("PI-JAILBREAK-ROLEPLAY", "jailbreak",
+          "Uses role-play or a story to switch off the AI's rules: a character without rules "
+          "who must stay in character, or fiction that needs real detail about something "
+          "harmful.",
+          (
+              _p(("you", "you're", "play", "act", "pretend", "roleplay", "role-play", "imagine",
+                  "become", "simulate", "character", "switch"),
+                 _E + r"[^\n]{0,120}?" + _B + _NO_RULES_ANY + _E + r"[^\n]{0,200}?" + _B
+                 + _alt(r"stay\s+in\s+(?:character|role)", r"(?:don'?t|do\s+not|never)\s+break\s+"
+                        r"character", r"never\s+refuses?", r"answers?\s+(?:every|all|any|anything)",
+                        r"answer\s+(?:my|the)\s+next", r"respond\s+only\s+as", r"as\s+that\s+ai",
+                        r"in\s+full", r"real,?\s+detailed", r"both\s+answers",
+                        r"(?:without|never)\s+(?:adding\s+)?warnings?", r"can\s+say\s+anything",
+                        r"no\s+matter\s+how") + _E,
+                 requires=("rules", "restrictions", "limits", "limitations", "filter", "filters",
+                           "ethics", "morals", "guidelines", "policy", "policies", "censorship",
+                           "safety", "laws", "guardrails")),
+              _p(("with", "without"), r"\s+(?:any\s+)?no\s+(?:rules|restrictions|limits|filters)"
+                 r"\s+at\s+all" + _E, requires=("rules", "restrictions", "limits", "filters")),
+              _p(("villain", "character", "persona", "grandmother", "grandma", "story", "novel",
+                  "script", "film", "monologue", "historian", "actor", "hacker", "ai"),
+                 r"\w*\b[^\n]{0,160}?" + _B + _alt(
+                     r"step[\s-]by[\s-]step",
+                     r"in\s+(?:full|real|exact|complete)\s+(?:technical\s+)?detail",
+                     r"exact\s+(?:working\s+)?(?:commands|steps|recipe|instructions)",
+                     r"exact\s+steps", r"real,?\s+(?:working\s+)?detail(?:ed)?")
+                 + r"[^\n]{0,120}?" + _B + _HARMFUL + _E,
+                 requires=("step", "full", "real", "exact", "complete")),
+              _p(("exact", "real", "working", "detailed", r"step[\s-]by[\s-]step"),
+                 _E + r"[^\n]{0,160}?" + _B + _alt(r"stay\s+in\s+(?:character|role)",
+                                                   r"(?:don'?t|never|do\s+not)\s+break\s+character")
+                 + _E, requires=("stay", "break")),
+              _p(("grandmother", "grandma", "granny"), r"[^\n]{0,120}?" + _B
+                 + r"(?:used\s+to|would)\s+(?:tell|read|explain|describe)[^\n]{0,80}?" + _B
+                 + _HARMFUL + _E),
+              _p(("opposite",), r"\s+mode" + _E),
+              # other languages: a character without rules who must not leave the role
+              _p(("ohne",), r"\s+(?:jegliche\s+|alle\s+)?(?:regeln|einschränkungen|filter|grenzen)"
+                 r"[^\n]{0,160}?(?:aus\s+der\s+rolle|jede\s+frage)"),
+              _p(("sans",), r"\s+(?:aucune\s+)?(?:règle|limite|restriction|filtre)s?[^\n]{0,160}?"
+                 r"(?:du\s+personnage|ne\s+refuse\s+jamais|répond\s+à\s+tout)"),
+              _p(("sin",), r"\s+(?:ningún\s+|ninguna\s+)?(?:filtros?|normas?|reglas?|límites?|"
+                 r"restricciones?)[^\n]{0,160}?(?:el\s+personaje|responde\s+a\s+todo|nunca\s+se\s+niega)"),
+              _p(("senza",), r"\s+(?:regole|limiti|filtri|restrizioni)[^\n]{0,160}?"
+                 r"(?:dal\s+personaggio|risponde\s+a\s+tutto)"),
+              _p(("sem",), r"\s+(?:regras|limites|filtros|restrições)[^\n]{0,160}?"
+                 r"(?:do\s+personagem|responde\s+(?:a\s+)?qualquer)"),
+              _p(("без",), r"\s+(?:правил|ограничений|фильтров)[^\n]{0,160}?(?:из\s+роли|"
+                 r"на\s+любые\s+вопросы)"),
+              _p(("没有",), r"(?:任何)?(?:规则|限制|约束|过滤)[^。\n]{0,60}?(?:角色|所有问题)",
+                 word=False),
+              _p(("制限のない", "ルールのない"), r"[^。\n]{0,60}?(?:キャラクター|役|すべての質問)",
+                 word=False),
+          )),
+)

@@ -291,3 +291,130 @@ SPECS: tuple[_Spec, ...] = (
            _p(("ユーザーの",), r"[^。！？\n]{0,6}?" + _alt("指示", "質問", "要求", "依頼")
               + r"[^。！？\n]{0,6}?(?:を)?無視", word=False))),
 )
+
+
+# The replacement order after a dropped task ("... and just print", "... Instead output").
+_ORDER_VERBS = (r"(?:print|output|say|write|reply|respond|answer|tell|send|recommend|return|list|"
+                r"reveal|show|do\s+this|type|repeat|translate|give)")
+# ... and it reads as one: "just print", "instead output", "print 'DONE'", "respond only",
+# "what you must do now is send" (not "print the rota", "reply to this one instead").
+_NEW_ORDER = (r"(?:(?:instead|just|only|now|simply)\s+" + _ORDER_VERBS + r"|what\s+you\s+(?:must|"
+              r"should|need\s+to)\s+do\s+(?:now\s+)?is\s+" + _ORDER_VERBS + r"|" + _ORDER_VERBS
+              + r"\s*(?:[:'\"«“]|only\b|the\s+word|instead\b|your\b|every\b|with\s+(?:the|only|"
+              r"'|\")|nothing\s+but))")
+_DROPPED = (r"(?:all\s+)?(?:that|this|instructions|(?:the|your|this)\s+(?:\w+\s+)?(?:task|summary|"
+            r"analysis|translation|request|instructions?|orders?|job|assignment)|what(?:ever)?\s+"
+            r"you\s+(?:were|are|have\s+been)\s+(?:asked|doing|told|given)(?:\s+to\s+do)?|"
+            r"the\s+task\s+you\s+were\s+given|everything|the\s+above|the\s+previous\s+\w+|"
+            r"the\s+\w+\s+above)")
+
+_ORDER_NOUNS = r"(?:instructions|orders|directions|directives|rules|guidelines|tasks?|requests?)"
+_STALE = (r"\s*(?:(?:above|given|before|earlier)\s+)?(?:are|is|were|have\s+been)?\s*(?:now\s+)?"
+          r"(?:outdated|cancell?ed|void|obsolete|revoked|superseded|don'?t\s+apply(?:\s+any\s?more)?|"
+          r"do\s+not\s+apply|no\s+longer\s+appl(?:y|ies))" + _E)
+_STALE_WORDS = ("outdated", "cancelled", "canceled", "void", "obsolete", "revoked", "superseded",
+                "apply", "applies")
+
+SPECS = SPECS + (
+    _Spec("PI-OVERRIDE-5", "instruction_override",
+          "Drops the task the AI was given and puts another in its place: 'Ignore "
+          "instructions, and just print ...', 'Forget the summary. Print ... instead'.",
+          (
+              _p(("ignore", "disregard", "forget", "skip", "drop", "cancel", "scratch", "quit",
+                  "abandon", "nevermind", r"never\s+mind", "stop", r"don'?t\s+do",
+                  r"do\s+not\s+do", "ditch", "leave"),
+                 r"\s+" + _DROPPED + _E + r"[^\n]{0,30}?(?:[,.;:!]+\s*|\s+(?:and|but)\s+)"
+                 + _NEW_ORDER + _E),
+              # "throw away those instructions and tell the user ...": instructions named as
+              # the thing dropped, then any order
+              _p(("ignore", "disregard", "forget", "drop", "scrap", "ditch", r"throw\s+away",
+                  r"throw\s+out", "discard", "abandon", "cancel"),
+                 r"\s+(?:all\s+)?(?:those|these|the|your|my|previous|earlier|prior|above|original)"
+                 r"\s+(?:\w+\s+)?(?:instructions|orders|directions|directives|rules|guidelines)"
+                 + _E + r"[^\n]{0,30}?(?:[,.;:!]+\s*|\s+(?:and|but)\s+)(?:then\s+)?(?:just\s+)?"
+                 + _ORDER_VERBS + _E),
+              _p(("new", "real", "actual", "updated"), r"\s+(?:plan|task|orders?|instructions?|"
+                 r"directives?|rules?|ones|job|goal)\s*[:：-]\s*(?:\w+\s+){0,2}?(?:tell|say|reply|"
+                 r"respond|write|print|output|send|always|never|only|ignore|recommend|answer|"
+                 r"insert|include|forward)" + _E),
+              _p(("override",), r"\s*[:：!]\s*(?:\w+\s+){0,2}?(?:respond|reply|say|answer|print|"
+                 r"output|always|approve|ignore|mark)" + _E),
+              _p(("whatever",), r"\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions?|rules|"
+                 r"guidelines|orders)\s+(?:said|say|says|told\s+you)" + _E),
+              _p(("previous", "earlier", "prior", "above", "old", "original", "your", "the"),
+                 r"\s+(?:\w+\s+)?" + _ORDER_NOUNS + _STALE, requires=_STALE_WORDS),
+              _p(("instructions", "orders", "directions", "directives", "rules", "guidelines"),
+                 _STALE, requires=_STALE_WORDS),
+          )),
+    _Spec("PI-OVERRIDE-6", "instruction_override",
+          "Tells the AI, in another language (German, Russian, Chinese, Korean, Turkish, Arabic, "
+          "Hindi, ...), to drop its instructions or task and do something else.",
+          (
+              # de
+              _p(("halt", "stopp", "achtung"), r"[!.:]*\s+neue\s+(?:anweisung|aufgabe|anordnung|"
+                 r"regel|vorgabe)(?:en)?\s*[:：]"),
+              _p(("neue",), r"\s+(?:anweisung|anweisungen|aufgabe|anordnung|vorgaben?)\s*[:：]\s*"
+                 r"(?:\w+\s+){0,2}?(?:schreib|gib|sag|antworte|sende|schick|empfiehl|ignorier)\w*"),
+              _p(("vergiss", "ignoriere", "ignorier"), r"\s+alles,?\s+was\s+(?:man\s+)?"
+                 r"(?:dir|du|ihnen|sie)\b[^.!?\n]{0,60}?(?:\bund|,)\s+(?:gib|sag|schreib|antworte|sende|empfiehl|"
+                 r"nenne|zeig)\w*"),
+              _p(("lass", "vergiss", "ignoriere", "ignorier", "überspringe", "überspring"),
+                 r"\s+(?:die|den|das)\s+\w+\s+(?:weg\s+)?(?:und\s+)?(?:schreib|gib|sag|antworte|"
+                 r"sende)\w*\s+(?:stattdessen|nur|lediglich)\b"),
+              # fr, es, it, pt, nl, pl
+              _p(("laisse", "laissez"), r"\s+tomber\s+(?:la|les|le|tes|vos)\s+(?:consignes?|"
+                 r"instructions?|tâches?|demandes?|règles)\b"),
+              _p(("nouvelle", "nouvelles"), r"\s+(?:consignes?|instructions?|tâche)\s*[:：]"),
+              _p(("nueva", "nuevas"), r"\s+(?:instrucci(?:ón|ones)|tarea|orden(?:es)?)\s*[:：]"),
+              _p(("lascia",), r"\s+perdere\s+(?:le\s+|il\s+|la\s+)?(?:istruzioni|indicazioni|"
+                 r"regole|richieste|compito)\b"),
+              _p(("nuove", "nuova"), r"\s+(?:istruzioni|istruzione|compito)\s*[:：]"),
+              _p(("deixa", "deixe"), r"\s+de\s+lado\s+(?:o\s+que|as\s+instruções|a\s+tarefa|"
+                 r"as\s+regras)\b"),
+              _p(("novas", "nova"), r"\s+(?:instruções|instrução|tarefa)\s*[:：]"),
+              _p(("vergeet",), r"\s+wat\s+(?:je|jou|u)\s+(?:eerder|vooraf|daarvoor|eerst)\b"),
+              _p(("nieuwe",), r"\s+(?:instructies|instructie|opdracht|taak)\s*[:：]"),
+              _p(("olej", "zignoruj", "pomiń"), r"\s+(?:wszystkie\s+)?(?:poprzednie|wcześniejsze)"
+                 r"\s+(?:polecenia|instrukcje|zadanie)\b"),
+              _p(("nowe", "nowa"), r"\s+(?:polecenie|instrukcje|zadanie)\s*[:：]"),
+              # ru, uk
+              _p(("забудь", "игнорируй", "проигнорируй", "не выполняй", "не делай"),
+                 r"[^.!?\n]{0,40}?[.,;:!]\s*(?:и\s+|а\s+)?(?:вместо\s+этого|просто|лучше|только)"
+                 r"\s+\w+"),
+              _p(("новая", "новые", "новое"), r"\s+(?:инструкция|инструкции|указания|указание|"
+                 r"задача|задание)\s*[:：]"),
+              _p(("ігноруй", "проігноруй", "забудь"), r"\s+(?:усі\s+|всі\s+)?(?:попередн\w+)\s+"
+                 r"(?:інструкці\w+|вказівк\w+|завданн\w+|правил\w*)"),
+              _p(("нова", "нові"), r"\s+(?:інструкція|інструкції|вказівка|задача)\s*[:：]"),
+              # zh
+              _p(("别管", "不要管", "不用管", "忽略", "无视", "不要理会"),
+                 r"[^。！？\n]{0,16}?[，,、]\s*(?:直接|只|仅|马上)(?:回复|输出|说|写|回答|告诉)",
+                 word=False),
+              _p(("不要", "别", "不用"), r"(?:翻译|总结|回答|执行|分析)[^。！？\n]{0,10}?[，,]\s*"
+                 r"(?:直接|只|而是)(?:说|输出|回复|写|告诉)", word=False),
+              _p(("新的指令", "新指令", "新的任务", "新任务", "新的命令"), r"\s*[：:]", word=False),
+              _p(("停止",), r"(?:当前|目前|你的)?(?:任务|工作)[！!。，,]", word=False),
+              # ko, ja
+              _p(("이전", "위", "앞"), r"의?\s*(?:모든\s*)?(?:지시|지침|명령|규칙|지시사항)"
+                 r"(?:를|을|는|은|들을)?\s*(?:모두\s*)?(?:무시|잊어)", word=False),
+              _p(("번역", "요약"), r"하지\s*말고\s*(?:그냥|대신|바로)", word=False),
+              _p(("새로운 지시", "새 지시", "새로운 명령"), r"\s*[:：]", word=False),
+              _p(("翻訳", "要約"), r"(?:は|を)?(?:しないで|せずに)[^。\n]{0,10}?(?:だけ|代わりに)",
+                 word=False),
+              # tr, sv, cs, ar, hi, vi, id
+              _p(("önceki", "yukarıdaki"), r"\s+(?:tüm\s+|bütün\s+)?(?:talimatlar\w*|görev\w*|"
+                 r"kurallar\w*|komutlar\w*)\s+(?:yok\s+say|unut|görmezden\s+gel|boşver)"),
+              _p(("ignorera", "glöm"), r"\s+(?:alla\s+)?(?:tidigare|föregående|ovanstående)\s+"
+                 r"(?:instruktioner|anvisningar|regler|uppgiften)"),
+              _p(("ignoruj", "zapomeň", "zapomen"), r"\s+(?:všechny\s+)?(?:předchozí|předešlé)\s+"
+                 r"(?:pokyny|instrukce|příkazy|úkoly)"),
+              _p(("تجاهل", "انس", "انسَ"), r"\s+(?:جميع\s+|كل\s+)?(?:التعليمات|الأوامر|المهمة|"
+                 r"التوجيهات)\s+(?:السابقة|أعلاه)", word=False),
+              _p(("पिछले", "पिछली", "ऊपर"), r"\s+(?:सभी\s+)?(?:निर्देशों|आदेशों|निर्देश)\s+(?:को\s+)?"
+                 r"(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)", word=False),
+              _p(("bỏ qua", "quên"), r"\s+(?:tất\s+cả\s+)?(?:các\s+)?(?:hướng\s+dẫn|chỉ\s+dẫn|lệnh|"
+                 r"chỉ\s+thị)\s+(?:trước|trên|ở\s+trên)"),
+              _p(("abaikan", "lupakan"), r"\s+(?:semua\s+)?(?:instruksi|perintah|petunjuk|arahan)"
+                 r"\s+(?:sebelumnya|di\s+atas|tadi)"),
+          )),
+)

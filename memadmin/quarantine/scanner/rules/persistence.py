@@ -5,6 +5,9 @@ from __future__ import annotations
 from memadmin.quarantine.scanner.spec import _B, _E, _alt, _p, _Spec
 
 _SESSIONS_EN = r"(?:sessions?|conversations?|chats?|interactions?|threads?)"
+# "In all future sessions, address me as Dr. Patel": how to talk to the user is a preference.
+_NOT_A_PREFERENCE = (r"(?![,:]?\s+(?:please\s+)?(?:address|call|answer|reply|respond|write|speak|"
+                     r"talk|greet)\s+(?:me|to\s+me|in)\b)")
 
 
 SPECS: tuple[_Spec, ...] = (
@@ -13,9 +16,11 @@ SPECS: tuple[_Spec, ...] = (
           "survive memory resets.",
           (_p(("for", "in", "across", "during", "throughout"),
               r"\s+(?:all|every|each|any)\s+(?:of\s+)?(?:your\s+)?"
-              r"(?:(?:future|upcoming|subsequent|later|next|other)\s+)?" + _SESSIONS_EN + _E,
+              r"(?:(?:future|upcoming|subsequent|later|next|other)\s+)?" + _SESSIONS_EN + _E
+              + _NOT_A_PREFERENCE,
               requires=("session", "conversation", "chat", "interaction", "thread")),
-           _p(("all", "every", "each"), r"\s+(?:future|subsequent)\s+" + _SESSIONS_EN + _E),
+           _p(("all", "every", "each"), r"\s+(?:future|subsequent)\s+" + _SESSIONS_EN + _E
+              + _NOT_A_PREFERENCE),
            _p((r"next\s+time\s+and\s+every\s+time\s+after", r"from\s+now\s+on\s+and\s+forever",
                r"survives?\s+(?:any\s+|all\s+)?(?:memory\s+)?resets?", r"standing\s+order",
                r"permanent\s+part\s+of\s+your", r"so\s+(?:that\s+)?you\s+never\s+forget"), _E),
@@ -88,9 +93,9 @@ SPECS: tuple[_Spec, ...] = (
                      "jamais", "nunca", "mai", "никогда")
               + _E + r"[^.!?\n]{0,80}?" + _B
               + _alt("recommend", "empfiehl", "recommande", "recomienda", "recomende",
-                     "raccomanda", "рекомендуй", "send", "forward", "include", "add", "say",
+                     "raccomanda", "рекомендуй", "send", "forward", "say",
                      "tell", "link", "trust", "approve", "ignore", "sende", "envoie", "envía",
-                     "invia", "отправляй", "добавляй", r"\w+", ) + _E,
+                     "invia", "отправляй", "добавляй") + _E,
               requires=("always", "immer", "toujours", "siempre", "sempre", "всегда", "nie",
                         "jamais", "nunca", "mai", "никогда", "never")),
            _p(("今后", "以后", "之后"), r"的?所有" + _alt("会话", "对话", "聊天"), word=False),
@@ -129,4 +134,61 @@ SPECS: tuple[_Spec, ...] = (
            _p(("保存", "记住", "写入", "存入", "添加"), r"(?:到|进|在)?你的"
               + _alt("记忆", "内存", "长期记忆"), word=False),
            _p(("あなたの記憶に", "記憶に"), _alt("保存", "追加", "書き込"), word=False))),
+)
+
+
+
+# Making an order last: beyond this reply, this session, a memory reset.
+_DURABLE = (r"permanent(?:ly)?", "forever", r"for\s+good",
+            r"from\s+(?:now|today|this\s+point)\s+on",
+            r"going\s+forward", "henceforth",
+            r"in\s+(?:all|every)\s+(?:future\s+)?(?:sessions?|chats?|conversations?|repl(?:y|ies)|"
+            r"answers?|responses?|e-?mails?|summar(?:y|ies))",
+            r"every\s+future", r"all\s+future", r"on\s+every\s+future",
+            r"future\s+(?:sessions?|chats?|conversations?|logins?)", r"long[\s-]term\s+memory",
+            r"standing\s+instruction", r"after\s+this\s+session", r"every\s+session",
+            r"across\s+(?:sessions|conversations|chats)", r"memory\s+resets?",
+            r"to\s+(?:your\s+)?memory", r"in\s+(?:your\s+)?memory", r"remember\s+(?:this|it)",
+            r"memori[sz]e", "dauerhaft", r"für\s+immer", r"ab\s+(?:sofort|jetzt)", "künftig",
+            r"pour\s+toujours", r"à\s+partir\s+de\s+maintenant", "désormais",
+            r"en\s+permanence", r"para\s+siempre", r"de\s+forma\s+permanente",
+            r"a\s+partir\s+de\s+ahora", r"desde\s+ahora", r"per\s+sempre",
+            r"in\s+modo\s+permanente", r"d'ora\s+in\s+poi", r"para\s+sempre",
+            r"de\s+agora\s+em\s+diante", "навсегда", "отныне", "впредь", r"с\s+этого\s+момента")
+# What makes a lasting order an attack rather than a preference: secrecy, copies sent away,
+# the user's own requests overridden, confirmations dropped.
+_SECRET_LEADS = (r"never\s+(?:tell|inform|let|mention|reveal|disclose|show|ask)",
+                 r"without\s+(?:telling|informing|letting|disclosing|mentioning|saying|asking)",
+                 "silently", "secretly", "quietly", "covertly", "discreetly",
+                 r"don'?t\s+(?:mention|tell|say|reveal|disclose|let)",
+                 r"do\s+not\s+(?:mention|tell|say|reveal|disclose|let)",
+                 r"keep\s+(?:this|it)\s+(?:between\s+us|secret|hidden|confidential)")
+_NOT_CONDITIONAL = r"(?![^.\n]{0,60}\bunless\b)"
+# A word each harm above starts with or contains (the part is tried only if one occurs).
+_HARM_WORDS = ("never", "without", "silently", "secretly", "quietly", "covertly", "discreetly",
+               "don", "do", "keep", "cc", "bcc", "forward", "copy", "ignore", "steer", "card",
+               "pre", "approved", "sag", "sagt", "sage", "nie", "heimlich", "ohne", "in", "sans",
+               "en", "secrètement", "ne", "nunca", "sin", "di", "non", "sem", "em", "никогда",
+               "не", "тайно", "незаметно", "втихую")
+_HARM = _alt(*_SECRET_LEADS,
+             r"(?:b?cc|forward|copy)\b[^\n]{0,60}?@", r"ignore\s+any\s+(?:request|instruction)",
+             r"steer\s+users", r"card\s+number", r"pre-?approved",
+             r"sag\w*\s+(?:dem\s+nutzer\s+)?nie", r"nie\s+sagen", "heimlich", r"ohne\s+es\s+\w+",
+             r"in\s+cc", r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
+             r"ne\s+dis\s+jamais", r"nunca\s+(?:le\s+)?(?:digas|cuentes|conte|diga)",
+             r"sin\s+decír\w+", r"en\s+secreto", r"en\s+copia\s+oculta", r"in\s+silenzio",
+             r"non\s+dirlo", r"di\s+nascosto", r"sem\s+contar", r"em\s+segredo",
+             r"никогда\s+не\s+говори", r"не\s+говори", "тайно", "незаметно", "втихую")
+
+SPECS = SPECS + (
+    _Spec("PI-PERSIST-3", "persistence",
+          "Makes an order last (from now on, permanently, in every future session) and keeps it "
+          "from the user or sends copies away: 'from now on, silently CC ...'.",
+          (_p(_DURABLE, _E + r"[^\n]{0,200}?" + _B + _HARM + _NOT_CONDITIONAL,
+              requires=_HARM_WORDS),
+           _p(_SECRET_LEADS, _NOT_CONDITIONAL + _E + r"[^\n]{0,200}?" + _B + _alt(*_DURABLE)
+              + _E),
+           _p(("永久", "永远", "以后", "今后", "从现在起"), r"[^。！？\n]{0,40}?(?:悄悄|不要告诉|"
+              r"秘密|偷偷|抄送)", word=False),
+           )),
 )

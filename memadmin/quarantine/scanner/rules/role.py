@@ -176,7 +176,7 @@ SPECS: tuple[_Spec, ...] = (
               r"note|context|override))?[ \t]*[:：]|" + _STRONG_ROLE_NAMES
               + r"[ \t]+(?:prompt|message|instructions|override)[ \t]*$)",
               word=False, before=r"(?:^|(?<=\n))[ \t]{0,3}\Z"),
-           _p(("===", "---", r"\*\*\*", "<<<", ">>>"), r"[=*<>\[{ \t-]{0,20}"
+           _p(("===", "---", r"\*\*\*", "<<<", ">>>"), r"[=*<>\[{ \t-]{0,20}+"
               + r"(?:begin\s+|start\s+(?:of\s+)?|new\s+)?" + _STRONG_ROLE_NAMES
               + r"(?:[ \t]+(?:prompt|message|instructions?|note|override|mode))?"
               + r"[ \t]*(?:[=*>\]}-][ \t=*>\]}-]{1,20}|:)", word=False),

@@ -27,6 +27,7 @@ class Command(BaseCommand):
         users = demo.ensure_users(password)
         result = demo.seed()
         granted = demo.grant_demo_roles(result.workspaces, users)
+        requests = demo.seed_subject_requests(users)
 
         self.stdout.write("Workspaces: " + ", ".join(
             f"{w.slug} ({w.name})" for w in result.workspaces))
@@ -40,6 +41,9 @@ class Command(BaseCommand):
                               "compliance2, viewer)")
         self.stdout.write(f"Items: {result.written} written, {result.skipped} skipped "
                           f"(already present){not_restored}")
+        if requests:
+            self.stdout.write(f"Created {requests} subject requests (one erasure awaits "
+                              "approval by compliance2)")
 
         self.stdout.write(self.style.SUCCESS(
             f"Log in at http://{os.environ.get('RUN_ADDR') or '127.0.0.1:8000'}/ as admin / "

@@ -1,0 +1,93 @@
+"""The ``code_execution`` rules: commands an agent's shell, code or browser tool is meant to run.
+
+A command alone is not an attack: READMEs pipe install scripts to ``sh`` and notes say "run
+pytest". What is flagged is a command that only an attacker needs (a reverse shell, a key
+planted in ``authorized_keys``, cookies or credentials sent away, fetched code executed), or a
+download piped to a shell together with an order to run it.
+"""
+
+from __future__ import annotations
+
+from memadmin.quarantine.scanner.spec import _B, _E, _alt, _p, _Spec
+
+# A download piped to a shell, or executed through command substitution.
+_PIPE_TO_SHELL = (r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|`]{0,200}?"
+                  r"\|\s*(?:sudo\s+)?(?:-\w+\s+)?(?:ba|z|k|da|fi)?sh\b")
+_SUBSTITUTION = r"\$\(\s*(?:curl|wget|nc|whoami|cat|echo\s+[\w+/=]{8,}\s*\|\s*base64)\b"
+_RUN_VERBS = ("run", "execute", "exec", "paste", "type", "enter", "evaluate", "eval", "append",
+              "add", "include", "führe", "kopiere", "exécute", "exécutez", "lance", "colle",
+              "ejecuta", "copia", "pega", "esegui", "incolla", "execute", "cole", "выполни",
+              "запусти", "вставь")
+# Where an agent runs things.
+_RUN_PLACES = (r"(?:terminal|shell|console|konsole|consola|console|терминал\w*|консол\w*|终端|"
+               r"控制台|command\s+line|code\s+interpreter|python\s+tool|sandbox|powershell|"
+               r"(?:shell|terminal|code|bash|python)\s+tool|tool\s+call|devtools|host)")
+
+SPECS: tuple[_Spec, ...] = (
+    _Spec("PI-CODE-EXEC", "code_execution",
+          "Hands the agent's shell, code or browser tool an attacker's command: a download "
+          "piped to a shell with an order to run it, a reverse shell, or secrets sent away.",
+          (
+              # an order to run, with a download piped to a shell or command substitution
+              _p(_RUN_VERBS, _E + r"[^\n]{0,160}?(?:" + _PIPE_TO_SHELL + "|" + _SUBSTITUTION
+                 + ")", requires=("curl", "wget", "iwr", "irm", "invoke", "$(")),
+              _p(("运行", "执行", "粘贴"), r"[^\n]{0,60}?(?:" + _PIPE_TO_SHELL + "|" + _SUBSTITUTION
+                 + ")", word=False),
+              _p(("curl", "wget", "iwr", "irm", "invoke-webrequest"),
+                 r"\b[^\n|`]{0,200}?\|\s*(?:sudo\s+)?(?:-\w+\s+)?(?:ba|z|k|da|fi)?sh\b"
+                 r"[^\n]{0,120}?" + _B + r"(?:in|with|using|via|into|before)\s+"
+                 r"(?:the\s+|your\s+|a\s+)?(?:\w+\s+)?" + _RUN_PLACES),
+              _p(("curl", "wget"), r"\b[^\n|`]{0,120}?(?:https?://)?(?:\d{1,3}\.){3}\d{1,3}"
+                 r"[^\n|`]{0,80}?\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"),
+              _p((r"\$\(",), r"\s*(?:curl|wget)\b[^)\n]{0,200}\)", word=False),
+              _p(("bash", "sh", "zsh"), r"\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b"),
+              _p(("eval",), r"\s+[\"']?\$\(\s*(?:curl|wget|echo\s+[\w+/=]{8,}\s*\|\s*base64)"),
+              # a reverse shell, a planted key, a wiped disk
+              _p(("nc", "ncat", "netcat"), r"\s+(?:-\w+\s+)*[\w.-]{3,}\s+\d{2,5}\s+(?:-\w+\s+)*"
+                 r"-[ec]\s+/bin/(?:ba)?sh" + _E),
+              _p(("bash",), r"\s+-i\s+>&\s*/dev/tcp/"),
+              _p(("/dev/tcp/",), word=False),
+              _p((">>",), r"\s*~?/?(?:[\w.-]+/)*\.ssh/authorized_keys", word=False),
+              _p(("rm",), r"\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:/|~|\*|/\*|~/\*|\$home)(?:\s|`|'|\"|$|"
+                 r"--no-preserve-root)"),
+              # credentials or secrets sent to another host
+              _p(("cat", "type", "get-content"), r"\s+[^\n|]{0,40}?(?:\.aws/credentials|"
+                 r"\.ssh/id_\w+|/etc/passwd|/etc/shadow|\.env|\.netrc|\.git-credentials|"
+                 r"\.kube/config)[^\n]{0,80}?\|\s*(?:base64\s*\|\s*)?(?:curl|nc|ncat|wget)\b"),
+              # fetched code executed
+              _p(("exec", "eval"), r"\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|"
+                 r"httpx\.get|fetch|atob|base64\.b64decode|__import__)\b"),
+              _p(("__import__",), r"\s*\(\s*['\"](?:os|subprocess|socket|pty)['\"]\s*\)\s*\."
+                 r"(?:system|popen|call|run|check_output|spawn|connect)\s*\(", word=False),
+              _p((r"os\.system", r"subprocess\.call", r"subprocess\.run", r"subprocess\.popen",
+                  r"os\.popen"), r"\s*\(\s*\[?[^\n)]{0,80}?(?:rm\s+-rf|curl|wget|nc\s|/bin/sh|"
+                 r"bash\s+-c)", word=False),
+              _p(("powershell", "pwsh"), r"(?:\.exe)?\s+(?:-\w+\s+(?:(?!-)\w+\s+)?){0,4}"
+                 r"-(?:e|en|enc|encodedcommand)\s+[a-z0-9+/=]{16,}"),
+              _p(("iex",), r"\s*\(?\s*(?:\(?new-object\s+net\.webclient\)?\.downloadstring|"
+                 r"iwr|irm|invoke-webrequest)"),
+              # browser code that sends cookies or storage away (pasted into a console)
+              _p(("fetch", r"new\s+image", r"navigator\.sendbeacon", "xmlhttprequest"),
+                 r"[^\n]{0,120}?(?:document\.cookie|localstorage|sessionstorage|"
+                 r"document\.body\.innertext|\.value\b)", word=False),
+              _p((r"document\.queryselectorall", r"document\.getelementsbytagname"),
+                 r"[^\n]{0,60}?(?:input|password)[^\n]{0,80}?(?:fetch|sendbeacon|new\s+image)",
+                 word=False),
+              # git hooks and packages planted for later
+              _p((r"core\.hookspath",), r"\s+[^\n]{0,80}?(?:curl|wget)", word=False),
+              _p(("npm", "pip", "pip3"), r"\s+install\s+[\w@/.-]{2,60}\s*(?:&&|;)\s*"
+                 r"(?:node\s+-e|python\s+-c)\b"),
+              # an order to paste code into a console and run it (any code)
+              _p(("paste", "copy", "kopiere", "copia", "colle", "cole", "вставь", "скопируй"),
+                 _E + r"[^\n]{0,60}?" + _B
+                 + _alt("into", "in", "in\\s+die", "en\\s+la", "dans\\s+la", "no", "nella", "в")
+                 + r"\s+(?:the\s+|your\s+|a\s+)?(?:\w+\s+){0,2}?"
+                 + _alt("console", "konsole", "consola", "консоль", "terminal", "devtools",
+                        "address\\s+bar")
+                 + _E + r"[^\n]{0,80}?" + _B + _alt("run", "press\\s+enter", "hit\\s+enter",
+                                                      "execute", "führe", "ejecút", "esegui",
+                                                      "exécute", "execute", "выполни", "aus"),
+                 requires=("console", "konsole", "consola", "консоль", "terminal", "devtools",
+                           "address")),
+          )),
+)
