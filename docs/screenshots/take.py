@@ -32,9 +32,12 @@ def manage(*args: str) -> None:
 
 def main() -> None:
     os.environ.setdefault("DEBUG", "true")
+    os.environ.setdefault("RUN_ADDR", ADDR)  # the demo's own-endpoint provider points here
+    os.environ.setdefault("MEMADMIN_OUTBOUND_ALLOW", "127.0.0.1")  # as make run allows it
     manage("migrate", "--noinput", "-v0")
     manage("seed_demo")
-    manage("scheduler", "--once")
+    manage("seed_demo_stores")
+    manage("seed_demo_health")
     server = subprocess.Popen([sys.executable, "manage.py", "runserver", ADDR, "--noreload"],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -44,6 +47,7 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.1)
+        manage("scheduler", "--once")  # one poll, with the site (its own endpoint) up
         shoot(narrow_only="--narrow" in sys.argv[1:])
     finally:
         server.terminate()
@@ -99,6 +103,8 @@ def shoot(*, narrow_only: bool = False) -> None:
             "workspaces.png": "/",
             "dashboard.png": "/w/acme/",
             "health.png": "/w/acme/health/",
+            "provider-history.png": "/w/acme/health/providers/staging-vectors/",
+            "maintenance.png": "/w/acme/health/maintenance/",
             "items.png": "/w/acme/r/support/n/alice/items/",
             "search.png": "/w/acme/search/?q=customer",
             "quarantine.png": "/w/acme/quarantine/",

@@ -322,6 +322,11 @@ def member_roles(request: AuthenticatedHttpRequest, slug: str, username: str) ->
     if not form.is_valid():
         return _members_page(request, workspace, status=400)
     roles = form.cleaned_data["roles"]
+    if not roles and request.POST.get("confirm") != "remove":
+        # Unticking every role removes the member: say what that does and ask first.
+        return render(request, "workspaces/member_remove_confirm.html", ws_context(
+            request, workspace, tab="members", member=user,
+            roles=sorted(access.workspace_roles(user, workspace))))
     if user == request.user and "admin" not in roles and not request.user.is_superuser:
         messages.error(request, "You cannot remove your own admin role; ask another admin.")
         return redirect("workspaces:members", workspace.slug)

@@ -213,8 +213,9 @@ ROWS: dict[str, Row] = {
         get=NOT_ALLOWED, post=gate(ADMIN, 302)),
     "workspaces:members": Row(WS, get=gate(ADMIN, 200), post=NOT_ALLOWED),
     "workspaces:member_add": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
+    # An empty POST unticks every role: the confirmation page answers (nothing changes yet).
     "workspaces:member_roles": Row(lambda w: {"slug": w.ws, "username": w.member},
-                                   get=NOT_ALLOWED, post=gate(ADMIN, 302)),
+                                   get=NOT_ALLOWED, post=gate(ADMIN, 200)),
     "workspaces:owner_add": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
     "workspaces:owner_remove": Row(WS, get=NOT_ALLOWED, post=gate(ADMIN, 400)),
     "workspaces:resource_create": Row(WS, get=gate(ADMIN, 200), post=gate(ADMIN, 400)),

@@ -137,7 +137,14 @@ class TestMembers:
         assert access.workspace_roles(users["mallory"], workspace) == {"operator"}
         users["mallory"].__dict__.pop("_memadmin_roles", None)
 
-        ada.post(reverse("workspaces:member_roles", args=["acme", "mallory"]), {})
+        # Unticking every role asks first: nothing changes until the confirmation is posted.
+        asked = ada.post(reverse("workspaces:member_roles", args=["acme", "mallory"]), {})
+        assert asked.status_code == 200
+        assert "Remove mallory from Acme?" in asked.content.decode()
+        assert access.workspace_roles(users["mallory"], workspace) == {"operator"}
+        users["mallory"].__dict__.pop("_memadmin_roles", None)
+        ada.post(reverse("workspaces:member_roles", args=["acme", "mallory"]),
+                 {"confirm": "remove"})
         assert access.workspace_roles(users["mallory"], workspace) == frozenset()
         actions = list(AuditEvent.objects.filter(action__startswith="role.",
                                                  actor_label="ada").values_list("action",
