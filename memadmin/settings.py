@@ -166,6 +166,8 @@ AUTHENTICATION_BACKENDS = [
     # Then the account-wide limit (any address), before the password is checked.
     "memadmin.accounts.twofactor.AccountThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Single sign-on (answers only the identity provider's callback, and only when configured).
+    "memadmin.accounts.sso.MemadminOIDCBackend",
     "guardian.backends.ObjectPermissionBackend",
 ]
 ANONYMOUS_USER_NAME = None  # guardian: no anonymous user row
@@ -181,6 +183,31 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "workspaces:list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Single sign-on through OpenID Connect (memadmin.accounts.sso), on when a client id is set. The
+# provider's endpoints are given one by one (no discovery request at start-up); every call to
+# them goes through the outbound policy.
+MEMADMIN_OIDC_ENABLED = bool(envstr("MEMADMIN_OIDC_CLIENT_ID"))
+OIDC_RP_CLIENT_ID = envstr("MEMADMIN_OIDC_CLIENT_ID")
+OIDC_RP_CLIENT_SECRET = envstr("MEMADMIN_OIDC_CLIENT_SECRET")
+OIDC_OP_AUTHORIZATION_ENDPOINT = envstr("MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT")
+OIDC_OP_TOKEN_ENDPOINT = envstr("MEMADMIN_OIDC_TOKEN_ENDPOINT")
+OIDC_OP_USER_ENDPOINT = envstr("MEMADMIN_OIDC_USERINFO_ENDPOINT")
+OIDC_OP_JWKS_ENDPOINT = envstr("MEMADMIN_OIDC_JWKS_ENDPOINT")
+OIDC_RP_SIGN_ALGO = envstr("MEMADMIN_OIDC_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_CREATE_USER = envbool("MEMADMIN_OIDC_CREATE_USERS", False)
+OIDC_AUTHENTICATION_CALLBACK_URL = "accounts:sso_callback"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+if MEMADMIN_OIDC_ENABLED:
+    _missing = [name for name, value in [
+        ("MEMADMIN_OIDC_CLIENT_SECRET", OIDC_RP_CLIENT_SECRET),
+        ("MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT", OIDC_OP_AUTHORIZATION_ENDPOINT),
+        ("MEMADMIN_OIDC_TOKEN_ENDPOINT", OIDC_OP_TOKEN_ENDPOINT),
+        ("MEMADMIN_OIDC_USERINFO_ENDPOINT", OIDC_OP_USER_ENDPOINT),
+        ("MEMADMIN_OIDC_JWKS_ENDPOINT", OIDC_OP_JWKS_ENDPOINT)] if not value]
+    if _missing:
+        raise ImproperlyConfiguredEnv("single sign-on needs " + ", ".join(_missing))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from memadmin.accounts import sso
+
 urlpatterns = [
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="accounts/login.html",
-                                                         redirect_authenticated_user=True),
-         name="login"),
+    path("accounts/login/", sso.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("memadmin.accounts.urls")),
     path("", include("memadmin.workspaces.urls")),

@@ -23,3 +23,10 @@ urlpatterns += [
          name="account_reset_2fa"),
     path("accounts/set-password/<uidb64>/<token>/", people.set_password, name="set_password"),
 ]
+
+from memadmin.accounts import sso  # noqa: E402
+
+urlpatterns += [
+    path("accounts/sso/", sso.start, name="sso_start"),
+    path("accounts/sso/callback/", sso.callback, name="sso_callback"),
+]
