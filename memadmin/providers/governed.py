@@ -481,6 +481,7 @@ class GovernedProvider(c.Provider):
             data_subject_id=stored.subject,
             quarantine=row.quarantine_state, frozen=frozen,
             created_at=stored.created_at or row.first_seen_at, updated_at=stored.updated_at,
+            expires_at=stored.expires_at,
         )
 
     def _forget_rows(self, refs: Sequence[str]) -> None:

@@ -148,6 +148,19 @@ class TestItemsAgentsPut:
 
         assert item.data_subject_id == "cust-1"
 
+    def test_it_shows_the_stores_ttl(self, provider, scope, store):
+        import datetime as dt
+
+        store.put(("memories", "user-42"), "short-lived", {"content": "Call back at 3"},
+                  ttl=60)
+        store.put(("memories", "user-42"), "kept", {"content": "Prefers email"})
+
+        items = {i.key: i for i in listing(provider, scope)}
+
+        left = items["short-lived"].expires_at - dt.datetime.now(dt.UTC)
+        assert dt.timedelta(minutes=55) < left <= dt.timedelta(minutes=60)
+        assert items["kept"].expires_at is None
+
     def test_it_discovers_the_stores_namespaces(self, provider, store):
         store.put(("memories", "user-42"), "a", {"content": "x"})
         store.put(("support-bot", "facts"), "b", {"content": "y"})
