@@ -218,6 +218,8 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 MEDIA_ROOT = VAR_DIR / "files"
+# Folders of governed Markdown stores are named relative to this (pages never show a path).
+MEMADMIN_STORES_DIR = Path(envstr("MEMADMIN_STORES_DIR", str(VAR_DIR / "stores")))
 STORAGES = {
     "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",

@@ -279,6 +279,8 @@ class Item:
     frozen: bool
     created_at: dt.datetime
     updated_at: dt.datetime
+    #: When the store itself will drop the item (a LangGraph TTL); None when it never does.
+    expires_at: dt.datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)

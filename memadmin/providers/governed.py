@@ -371,7 +371,16 @@ class GovernedProvider(c.Provider):
         }
         if len(found) != len(set(scope.partitions)):
             raise c.NotFound("unknown partition for this provider")
+        self._known.update(found)
         return found
+
+    @property
+    def _known(self) -> dict[str, Namespace]:
+        """Namespaces this instance has resolved, by partition (for screening on sight)."""
+        known = self.__dict__.get("_known_namespaces")
+        if known is None:
+            known = self.__dict__["_known_namespaces"] = {}
+        return known
 
     def _namespace_freezes(self, namespaces: Sequence[Namespace]) -> dict[Any, Freeze]:
         ns_ids = [ns.id for ns in namespaces]
@@ -431,13 +440,30 @@ class GovernedProvider(c.Provider):
             GovernedItem.objects.bulk_create(missing, ignore_conflicts=True)
             rows.update({row.item_ref: row for row in GovernedItem.objects.filter(
                 provider_id=self.settings.id, item_ref__in=[m.item_ref for m in missing])})
+        from memadmin.quarantine import screening
+        from memadmin.quarantine.scanner import RULESET_VERSION
+
+        clean: list[int] = []
         for item in items:
             row = rows[item.ref]
             if row.content_hash != item.digest:
                 # Changed by someone else (an agent): one more revision, seen now.
                 GovernedItem.objects.filter(pk=row.pk, content_hash=row.content_hash).update(
-                    revision=row.revision + 1, content_hash=item.digest)
+                    revision=row.revision + 1, content_hash=item.digest, scanned_with="")
                 row.refresh_from_db()
+            namespace = self._known.get(item.partition)
+            if row.scanned_with == RULESET_VERSION or item.problem is not None or \
+                    namespace is None:
+                continue
+            # Written by an agent (or scanned under older rules): the scanner sees it now.
+            verdict = screening.assess(item.content, namespace.resource.workspace_id)
+            if verdict is None and row.quarantine_state != "pending":
+                clean.append(row.pk)  # the common case: one UPDATE for all of them
+                row.scanned_with = RULESET_VERSION
+            else:
+                self._screen(namespace, item, row, verdict)
+        if clean:
+            GovernedItem.objects.filter(pk__in=clean).update(scanned_with=RULESET_VERSION)
         return rows
 
     def _locked_row(self, ref: str, item: StoredItem | None) -> GovernedItem | None:
@@ -455,6 +481,7 @@ class GovernedProvider(c.Provider):
             data_subject_id=stored.subject,
             quarantine=row.quarantine_state, frozen=frozen,
             created_at=stored.created_at or row.first_seen_at, updated_at=stored.updated_at,
+            expires_at=stored.expires_at,
         )
 
     def _forget_rows(self, refs: Sequence[str]) -> None:
@@ -467,12 +494,14 @@ class GovernedProvider(c.Provider):
 
     # -- quarantine entries ---------------------------------------------------------------------
 
-    def _screen(self, namespace: Namespace, stored: StoredItem, row: GovernedItem) -> None:
-        """Scan what memadmin just wrote; a flagged version becomes ``pending`` with a review
-        entry, a clean one after ``pending`` becomes ``clear``."""
+    def _screen(self, namespace: Namespace, stored: StoredItem, row: GovernedItem,
+                verdict: Any = ...) -> None:
+        """Scan an item's content (just written, or first seen); a flagged version becomes
+        ``pending`` with a review entry, a clean one after ``pending`` becomes ``clear``."""
         from memadmin.quarantine import screening
 
-        verdict = screening.assess(stored.content, namespace.resource.workspace_id)
+        if verdict is ...:
+            verdict = screening.assess(stored.content, namespace.resource.workspace_id)
         previous = row.quarantine_state
         state = screening.state_after(verdict, previous)
         open_rows = QuarantineEntry.objects.filter(
@@ -487,8 +516,11 @@ class GovernedProvider(c.Provider):
                 label=c.source_label(stored.tier, stored.key)[:300],
                 rule_ids=list(verdict.rules), spans=[list(s) for s in verdict.spans],
                 ruleset_version=verdict.version, content_hash=stored.digest)
-        if state != previous:
-            GovernedItem.objects.filter(pk=row.pk).update(quarantine_state=state)
+        from memadmin.quarantine.scanner import RULESET_VERSION
+
+        GovernedItem.objects.filter(pk=row.pk).update(quarantine_state=state,
+                                                      scanned_with=RULESET_VERSION)
+        row.quarantine_state, row.scanned_with = state, RULESET_VERSION
 
     # -- writes ---------------------------------------------------------------------------------
 

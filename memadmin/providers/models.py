@@ -171,6 +171,10 @@ class GovernedItem(models.Model):
     revision = models.PositiveIntegerField(default=1)
     content_hash = models.CharField(max_length=64)
     quarantine_state = models.CharField(max_length=10, default="clear")
+    # The scanner's rule-set version the current content was scanned with (blank: not yet):
+    # what agents write directly is scanned when memadmin first sees it, and again after a
+    # rule change.
+    scanned_with = models.CharField(max_length=40, blank=True)
     first_seen_at = models.DateTimeField()
 
     class Meta:

@@ -75,7 +75,7 @@ def stores_dir() -> Path:
     pages name a folder relative to it, never an absolute path."""
     from django.conf import settings
 
-    return Path(getattr(settings, "MEMADMIN_STORES_DIR", settings.VAR_DIR / "stores"))
+    return Path(settings.MEMADMIN_STORES_DIR)
 
 
 def _options(config: ProviderConfig) -> dict[str, Any]:

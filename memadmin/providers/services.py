@@ -169,3 +169,33 @@ def incident_note_set(*, actor: Actor, transition: HealthTransition, text: str) 
                        target_id=transition.provider_id,
                        data={"incident": transition.pk, "length": len(text)})
     return note
+@transaction.atomic
+def governed_namespace_adopt(*, actor: Actor, config: ProviderConfig,
+                             store_namespace: tuple[str, ...], slug: str) -> Any:
+    """Adopt a namespace a governed store already has (a LangGraph namespace prefix, a Markdown
+    folder) as a memadmin namespace of the provider's resource (created, named like the
+    provider, when it has none). The mapping goes into the provider's options."""
+    from memadmin.workspaces.services import namespace_create, resource_create
+
+    if config.kind not in ("langgraph", "markdown"):
+        raise ValidationError("only LangGraph stores and Markdown folders can be adopted from")
+    if not store_namespace or not all(isinstance(p, str) and p for p in store_namespace):
+        raise ValidationError("the store's namespace is empty")
+    resource = config.resources.order_by("slug").first()
+    if resource is None:
+        resource = resource_create(actor=actor, workspace=config.workspace, provider=config,
+                                   slug=config.slug,
+                                   description=f"Adopted from {config.name}.")
+    options = dict(config.options or {})
+    key = "prefixes" if config.kind == "langgraph" else "folders"
+    mapping = dict(options.get(key) or {})
+    if slug in mapping:
+        raise ValidationError(f"namespace {slug} is mapped already")
+    mapping[slug] = list(store_namespace) if config.kind == "langgraph" else "/".join(
+        store_namespace)
+    options[key] = mapping
+    namespace = namespace_create(actor=actor, resource=resource, slug=slug,
+                                 description="Adopted from the store: "
+                                             + ".".join(store_namespace)[:200])
+    provider_config_update(actor=actor, config=config, options=options)
+    return namespace

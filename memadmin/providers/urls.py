@@ -15,6 +15,7 @@ urlpatterns = [
     path(W + "<str:provider>/delete/", views.provider_delete, name="delete"),
     path(W + "<str:provider>/test/", views.provider_test, name="test"),
     path(W + "<str:provider>/check-now/", views.health_check_now, name="check_now"),
+    path(W + "<str:provider>/discover/", views.provider_discover, name="discover"),
     path("w/<slug:slug>/health/", views.health_page, name="health"),
     path("w/<slug:slug>/health.json", views.health_json, name="health_json"),
     path("w/<slug:slug>/metrics", views.metrics, name="metrics"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -16,9 +17,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.audit.services import Actor
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.lib.keys import secret_digest
+from memadmin.providers import contract as c
 from memadmin.providers import selectors, services
 from memadmin.providers.forms import ProviderForm
 from memadmin.providers.models import HEALTH_STATES, ProviderConfig
+from memadmin.providers.registry import provider_for
 from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
 from memadmin.workspaces.models import MetricsToken, Workspace, usable_secrets
@@ -219,3 +222,48 @@ def metrics(request: HttpRequest, slug: str) -> HttpResponse:
                            f"{p.latency_ms / 1000:.6f}")
     body = "\n".join(up + states + latency) + "\n"
     return HttpResponse(body, content_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def provider_discover(request: AuthenticatedHttpRequest, slug: str,
+                      provider: str) -> HttpResponse:
+    """The namespaces a governed store already has, offered for adoption (admins)."""
+    workspace = access.get_workspace(request.user, slug, "manage_workspace")
+    config = _get_provider(workspace, provider)
+    error, status = None, 200
+    if request.method == "POST":
+        prefix = request.POST.get("prefix", "")
+        labels = tuple(prefix.split(".")) if prefix else ()
+        try:
+            namespace = services.governed_namespace_adopt(
+                actor=Actor.of(request.user), config=config, store_namespace=labels,
+                slug=request.POST.get("slug", "").strip())
+        except ValidationError as exc:
+            error, status = "; ".join(exc.messages), 400
+        else:
+            messages.success(request, f"Namespace {namespace.slug} adopted from {prefix}.")
+            return redirect("providers:discover", workspace.slug, config.slug)
+    discover = getattr(provider_for(config), "discover", None)
+    candidates: list[tuple[str, str]] = []
+    if discover is None:
+        error = error or "This kind of provider cannot list the namespaces of its store."
+    else:
+        try:
+            found = discover(deadline=config.request_deadline_ms / 1000)
+        except c.ProviderError as exc:
+            error = error or f"{exc.code}: {exc.message}"
+        else:
+            prefixes: set[tuple[str, ...]] = set()
+            for entry in found:
+                labels = tuple(entry) if isinstance(entry, tuple | list) else (str(entry),)
+                prefixes.update(labels[:depth] for depth in range(1, len(labels) + 1))
+            mapped = {".".join(v) if isinstance(v, list) else str(v).replace("/", ".")
+                      for v in {**(config.options.get("prefixes") or {}),
+                                **(config.options.get("folders") or {})}.values()}
+            candidates = [(".".join(p), "adopted" if ".".join(p) in mapped else
+                           re.sub(r"[^A-Za-z0-9_-]+", "-", p[-1])[:64].strip("-") or "ns")
+                          for p in sorted(prefixes)[:300]]
+    return render(request, "providers/discover.html",
+                  ws_context(request, workspace, provider=config, candidates=candidates,
+                             error=error, tab="providers"), status=status)

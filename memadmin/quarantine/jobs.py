@@ -11,7 +11,7 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.runner import JobContext, job_handler
 from memadmin.memory.models import MemoryItem
 from memadmin.providers import contract as c
-from memadmin.providers.models import ProviderConfig
+from memadmin.providers.models import GOVERNED_KINDS, ProviderConfig
 from memadmin.providers.registry import builtin_store, provider_for, resource_scope
 from memadmin.quarantine import screening
 from memadmin.quarantine.models import QuarantineEntry
@@ -150,7 +150,9 @@ def quarantine_remote_sync(ctx: JobContext) -> dict[str, Any]:
     """List what each remote provider reports as quarantined (labels only, read-only)."""
     workspace = Workspace.objects.get(pk=ctx.params["workspace"])
     resources = list(Resource.objects.filter(
-        workspace=workspace, provider__enabled=True).exclude(provider__kind="local")
+        workspace=workspace, provider__enabled=True).exclude(
+        # Governed stores (markdown, langgraph, mem0) are scanned by memadmin itself.
+        provider__kind__in=["local", *GOVERNED_KINDS])
         .select_related("provider").order_by("slug"))
     report: list[dict[str, Any]] = []
     ctx.save_progress(done=0, total=len(resources))

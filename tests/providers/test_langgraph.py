@@ -33,7 +33,7 @@ def config(workspace, langgraph_store):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def users(workspace, config):  # type: ignore[no-untyped-def]
+def user_memories(workspace, config):  # type: ignore[no-untyped-def]
     resource = resource_create(actor=SYSTEM, workspace=workspace, provider=config,
                                slug="support-memory", item_max_bytes=8192)
     return namespace_create(actor=SYSTEM, resource=resource, slug="users")
@@ -45,8 +45,8 @@ def provider(config) -> c.Provider:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def scope(users) -> c.Scope:  # type: ignore[no-untyped-def]
-    return c.Scope.of(users.partition_key)
+def scope(user_memories) -> c.Scope:  # type: ignore[no-untyped-def]
+    return c.Scope.of(user_memories.partition_key)
 
 
 @pytest.fixture
@@ -147,6 +147,19 @@ class TestItemsAgentsPut:
         [item] = listing(provider, scope)
 
         assert item.data_subject_id == "cust-1"
+
+    def test_it_shows_the_stores_ttl(self, provider, scope, store):
+        import datetime as dt
+
+        store.put(("memories", "user-42"), "short-lived", {"content": "Call back at 3"},
+                  ttl=60)
+        store.put(("memories", "user-42"), "kept", {"content": "Prefers email"})
+
+        items = {i.key: i for i in listing(provider, scope)}
+
+        left = items["short-lived"].expires_at - dt.datetime.now(dt.UTC)
+        assert dt.timedelta(minutes=55) < left <= dt.timedelta(minutes=60)
+        assert items["kept"].expires_at is None
 
     def test_it_discovers_the_stores_namespaces(self, provider, store):
         store.put(("memories", "user-42"), "a", {"content": "x"})
@@ -282,3 +295,51 @@ class TestNotInstalled:
 
         assert labels["mem0"].endswith("(not installed: pip install 'memadmin[mem0]')")
         assert "not installed" not in labels["langgraph"]
+
+
+class TestAdoption:
+    @pytest.fixture
+    def bare(self, workspace, langgraph_store, store):  # type: ignore[no-untyped-def]
+        store.put(("memories", "user-42"), "pref-1", {"content": "Prefers email"})
+        store.put(("memories", "user-7"), "pref-1", {"content": "Calls on Fridays"})
+        store.put(("support-bot", "facts"), "f1", {"content": "Office closes at six"})
+        return provider_config_create(actor=SYSTEM, workspace=workspace, slug="found",
+                                      name="Found store", kind="langgraph", probed=True,
+                                      credential=langgraph_store,
+                                      options={"subject": {"position": 1}})
+
+    def url(self, config):  # type: ignore[no-untyped-def]
+        from django.urls import reverse
+
+        return reverse("providers:discover", args=["acme", config.slug])
+
+    def test_an_admin_sees_the_stores_namespaces_and_adopts_one(self, client_for, bare,
+                                                                users) -> None:
+        from memadmin.workspaces.models import Namespace
+
+        ada = client_for("ada")
+        page = ada.get(self.url(bare)).content.decode()
+        for prefix in ("memories", "memories.user-42", "support-bot.facts"):
+            assert f"<code>{prefix}</code>" in page
+
+        response = ada.post(self.url(bare), {"prefix": "memories", "slug": "customers"})
+
+        assert response.status_code == 302
+        namespace = Namespace.objects.get(slug="customers", resource__provider=bare)
+        bare.refresh_from_db()
+        assert bare.options["prefixes"] == {"customers": ["memories"]}
+        items = provider_for(bare).list_items(ALL, scope=c.Scope.of(namespace.partition_key),
+                                              deadline=DEADLINE).items
+        assert {(i.content, i.data_subject_id) for i in items} == {
+            ("Prefers email", "user-42"), ("Calls on Fridays", "user-7")}
+        assert "adopted" in ada.get(self.url(bare)).content.decode()
+
+    def test_it_refuses_bad_input_with_a_400(self, client_for, bare, users) -> None:
+        ada = client_for("ada")
+        for data in ({"prefix": "", "slug": "x"}, {"prefix": "memories", "slug": "no spaces"},
+                     {"prefix": "memories..x", "slug": "ok"}, {}):
+            assert ada.post(self.url(bare), data).status_code == 400
+
+    def test_only_admins_adopt(self, client_for, bare, users) -> None:
+        assert client_for("olga").get(self.url(bare)).status_code == 403
+        assert client_for("mallory").get(self.url(bare)).status_code == 404

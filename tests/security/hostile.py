@@ -512,6 +512,7 @@ JUNK_PAGES: list[Target] = [
     Target("providers:list", "GET", "olga", None, JUNK),
     Target("providers:create", "GET", "olga", None, JUNK),
     Target("providers:edit", "GET", "olga", None, JUNK, kwargs={"provider": "builtin"}),
+    Target("providers:discover", "GET", "ada", None, JUNK, kwargs={"provider": "builtin"}),
     Target("providers:health", "GET", "olga", None, JUNK),
     Target("providers:health_json", "GET", "olga", None, JUNK),
     Target("providers:maintenance", "GET", "olga", None, JUNK),
