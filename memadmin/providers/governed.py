@@ -202,10 +202,7 @@ def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
         check_subject(filters.subject)
     if filters.quarantine is not None and filters.quarantine not in c.QUARANTINE_STATES:
         raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")
-    if filters.updated_since is not None and (
-            not isinstance(filters.updated_since, dt.datetime)
-            or filters.updated_since.tzinfo is None):
-        raise c.InvalidRequest("updated_since must be a time with a time zone")
+    c.check_time_filters(filters)
     return filters
 
 
@@ -776,6 +773,11 @@ class GovernedProvider(c.Provider):
             if filters.subject is not None and item.subject != filters.subject:
                 continue
             if filters.updated_since is not None and item.updated_at < filters.updated_since:
+                continue
+            if filters.updated_before is not None and item.updated_at >= filters.updated_before:
+                continue
+            if filters.created_before is not None and \
+                    (item.created_at or item.updated_at) >= filters.created_before:
                 continue
             if terms is not None and not matches(item.content, terms):
                 continue
