@@ -34,6 +34,7 @@ KIND_CAPABILITY = {
     "memory_bulk_delete": "edit_memory",
     "memory_import": "edit_memory",
     "namespace_recount": "edit_memory",
+    "retention_run": "edit_memory",
     "quarantine_rescan": "review_quarantine",
     "quarantine_remote_sync": "review_quarantine",
     "audit_verify_chain": "view_audit",

@@ -39,6 +39,8 @@ from memadmin.workspaces.models import Namespace, Resource, Workspace
 FORMAT_VERSION = 1
 FORMATS = ("zip", "jsonl")
 EXPORT_TTL = dt.timedelta(hours=24)
+#: Jobs whose result file is an export file (a retention run's archive is one too).
+DOWNLOADABLE_KINDS = ("memory_export", "retention_run")
 #: Progress (and the lease) is saved after every this many items.
 PROGRESS_EVERY = 500
 COPY_CHUNK = 64 * 1024
@@ -219,7 +221,7 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
 def export_downloadable(job: Job, user: Any) -> bool:
     """Only the user who started it, while they may still export every namespace in it, a
     workspace admin or a superuser; never after expiry."""
-    if job.kind != "memory_export" or job.result_expires_at is None:
+    if job.kind not in DOWNLOADABLE_KINDS or job.result_expires_at is None:
         return False
     if not storage_names.matches("export_result", job.result_file):
         return False
