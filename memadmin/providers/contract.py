@@ -262,7 +262,8 @@ class ItemFilters:
     #: Items last updated strictly before this time (retention's "not updated for N days").
     updated_before: dt.datetime | None = None
     #: Items created strictly before this time (retention's "older than N days"). A store that
-    #: does not know when an item was created uses its last update (never removes more).
+    #: does not know when an item was created counts from when memadmin first saw it (the
+    #: ``created_at`` it reports: never older than the item is).
     created_before: dt.datetime | None = None
 
     def is_empty(self) -> bool:

@@ -776,9 +776,6 @@ class GovernedProvider(c.Provider):
                 continue
             if filters.updated_before is not None and item.updated_at >= filters.updated_before:
                 continue
-            if filters.created_before is not None and \
-                    (item.created_at or item.updated_at) >= filters.created_before:
-                continue
             if terms is not None and not matches(item.content, terms):
                 continue
             found.append(item)
@@ -798,6 +795,11 @@ class GovernedProvider(c.Provider):
             row = rows[item.ref]
             frozen = item.partition in partition_frozen or item.ref in frozen_items
             if filters.frozen is not None and frozen != filters.frozen:
+                continue
+            # When the store keeps no creation time, the item's age counts from when memadmin
+            # first saw it (what the pages show; never older than it is).
+            if filters.created_before is not None and \
+                    (item.created_at or row.first_seen_at) >= filters.created_before:
                 continue
             if filters.quarantine is not None and row.quarantine_state != filters.quarantine:
                 continue
