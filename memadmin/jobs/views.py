@@ -39,6 +39,8 @@ KIND_CAPABILITY = {
     "quarantine_remote_sync": "review_quarantine",
     "audit_verify_chain": "view_audit",
 }
+#: Kinds the scheduler starts for namespaces: owners of every one of them see those runs.
+SCHEDULED_NAMESPACE_KINDS = frozenset({"retention_run"})
 #: Kinds only admins (and superusers) see: system duties no person starts.
 ADMIN_KINDS = frozenset({"health_alert"})
 
@@ -61,6 +63,9 @@ def _may_see(user: Any, job: Job) -> bool:
     if access.can(user, "manage_workspace", workspace):
         return True
     capability = KIND_CAPABILITY.get(job.kind)
+    if job.kind in SCHEDULED_NAMESPACE_KINDS and job.created_by_id is None:
+        # A scheduled run no person started: the owners of what it works on follow it.
+        return access.owns_every(user, workspace, _job_namespaces(job))
     if job.created_by_id != user.pk or capability is None:
         return False
     if capability in ("export", "edit_memory"):

@@ -229,7 +229,10 @@ def export_downloadable(job: Job, user: Any) -> bool:
         return False
     if user.is_superuser or access.can(user, "manage_workspace", job.workspace):
         return True
-    return job.created_by_id == user.pk and access.may_export(
+    # A scheduled retention run's archive: no person started it, so its namespaces' owners.
+    starter = job.created_by_id == user.pk or (job.kind == "retention_run"
+                                               and job.created_by_id is None)
+    return starter and access.may_export(
         user, job.workspace, job.params.get("namespaces") or [])
 
 

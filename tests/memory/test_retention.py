@@ -36,6 +36,15 @@ ALICE = Actor.system("alice")
 NOW = timezone.now()
 
 
+@pytest.fixture(autouse=True)
+def storage_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
+    """Archive files go to a per-test directory."""
+    settings.STORAGES = {**settings.STORAGES, "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(tmp_path / "files")}}}
+    return tmp_path / "files"
+
+
 def put(config, namespace, key: str, *, updated_days: int, created_days: int | None = None,
         tier: str = "facts") -> str:  # type: ignore[no-untyped-def]
     """An item last updated ``updated_days`` ago (created ``created_days`` ago)."""

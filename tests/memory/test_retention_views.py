@@ -19,6 +19,15 @@ pytestmark = pytest.mark.django_db
 SET = {"act": "set", "tier": "", "action": "delete", "rule": "idle", "days": "30"}
 
 
+@pytest.fixture(autouse=True)
+def storage_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
+    """Archive files go to a per-test directory."""
+    settings.STORAGES = {**settings.STORAGES, "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(tmp_path / "files")}}}
+    return tmp_path / "files"
+
+
 @pytest.fixture
 def idle(local_config, namespace) -> list[str]:  # type: ignore[no-untyped-def]
     ids = []
@@ -108,3 +117,23 @@ def test_remove_and_run_need_an_existing_policy(client_for, namespace) -> None:
     assert client.post(url, {"act": "remove", "tier": "daily"}).status_code == 400
     assert client.post(url, {"act": "remove", "tier": ""}).status_code == 302
     assert not RetentionPolicy.objects.exists()
+
+
+def test_owners_follow_a_scheduled_run_and_fetch_its_archive(client_for, namespace, idle,
+                                                             storage_dir) -> None:  # type: ignore[no-untyped-def]
+    from memadmin.memory.retention import retention_sweep
+
+    client_for("nora").post(ns_url("memory:retention_namespace", namespace),
+                            {**SET, "action": "archive"})
+    RetentionPolicy.objects.update(next_run_at=timezone.now())
+    assert retention_sweep() == 1
+    job = Job.objects.get(kind="retention_run")
+    assert job.created_by is None
+    assert runner.run_job(str(job.pk)) == "succeeded"
+    detail = reverse("jobs:detail", args=[job.pk])
+    download = reverse("memory:export_download", args=["acme", job.pk])
+    assert client_for("nora").get(detail).status_code == 200
+    assert client_for("nora").get(download).status_code == 200
+    for user in ("vic", "carl", "olga"):
+        assert client_for(user).get(detail).status_code == 404
+        assert client_for(user).get(download).status_code == 404
