@@ -283,3 +283,16 @@ class TestSweep:
         run(policy.last_job)
         assert MemoryItem.objects.filter(namespace=namespace).count() == 1
         assert policy.last_job.created_by is None
+
+
+def test_the_audit_page_reads_a_run_as_a_sentence(resource, namespace, aged) -> None:
+    from memadmin.audit.sentences import sentence
+
+    policy = retention_policy_set(actor=ALICE, namespace=namespace, action="delete",
+                                  rule="idle", days=30)
+    run(retention_run_start(actor=ALICE, policy=policy))
+    said = {e.action: sentence(e, workspace_slug="acme", places={}, list_url="/a/")
+            for e in AuditEvent.objects.filter(action__startswith="retention.")}
+    assert said["retention.policy_set"].before == \
+        "set a retention policy (delete, idle, 30 days) on"
+    assert said["retention.run.result"].after == ": 2 removed, 0 held"
