@@ -65,7 +65,8 @@ def _may_see(user: Any, job: Job) -> bool:
     capability = KIND_CAPABILITY.get(job.kind)
     if job.kind in SCHEDULED_NAMESPACE_KINDS and job.created_by_id is None:
         # A scheduled run no person started: the owners of what it works on follow it.
-        return access.owns_every(user, workspace, _job_namespaces(job))
+        namespaces = _job_namespaces(job)
+        return bool(namespaces) and access.owns_every(user, workspace, namespaces)
     if job.created_by_id != user.pk or capability is None:
         return False
     if capability in ("export", "edit_memory"):

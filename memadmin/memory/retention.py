@@ -287,13 +287,13 @@ def run_retention(ctx: JobContext) -> dict[str, Any]:
         known = list(counts.values())
         total = None if any(n is None for n in known) else sum(n or 0 for n in known)
         state = {"counted": True, "unavailable": unavailable, "removed": {}, "deleted_lines": {},
-                 "batch": {}, "done": {}, "parts": {}, "archive": None}
+                 "batch": {}, "done": {}, "parts": {}, "archive": None, "total": total}
         ctx.save_progress(done=0, total=(2 * total if archive and total is not None
                                           else total), checkpoint=state)
     usable = [(config, nss) for config, nss in groups
               if str(config.pk) not in state["unavailable"]]
     # 2. Archive: the file is complete before the first deletion.
-    if archive and usable and state["archive"] is None:
+    if archive and usable and state["archive"] is None and state.get("total") != 0:
         name, parts = exports.write_export_file(ctx, usable, removable_filters, "zip", state)
         state = {**ctx.checkpoint, "archive": name,
                  "archive_parts": {str(config.pk): part
@@ -310,7 +310,9 @@ def run_retention(ctx: JobContext) -> dict[str, Any]:
         provider = provider_for(config)
         scope = scope_of(namespaces)
         batches: Iterator[list[str] | None]
-        if archive:
+        if archive and state["archive"] is None:
+            batches = iter(())  # nothing matched, so nothing was archived or is deleted
+        elif archive:
             batches = _archive_ids(state["archive"], state["archive_parts"][key],
                                    state["deleted_lines"].get(key, 0))
         else:

@@ -242,6 +242,12 @@ class TestRun:
         assert manifest["total_items"] == 2
         assert job.result_expires_at > timezone.now() + dt.timedelta(days=29)
 
+    def test_an_archive_run_with_nothing_to_remove_writes_no_file(self, namespace) -> None:
+        policy = retention_policy_set(actor=ALICE, namespace=namespace, action="archive",
+                                      rule="idle", days=30)
+        job = run(retention_run_start(actor=ALICE, policy=policy))
+        assert (job.result["removed"], job.result["archived"], job.result_file) == (0, 0, "")
+
     def test_a_failed_archive_deletes_nothing(self, resource, namespace, aged,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
         from memadmin.memory import exports
