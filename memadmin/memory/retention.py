@@ -61,7 +61,7 @@ def policy_namespaces(policy: RetentionPolicy) -> list[Namespace]:
     qs = Namespace.objects.select_related("resource__provider")
     if policy.namespace_id:
         return list(qs.filter(pk=policy.namespace_id))
-    return list(qs.filter(resource_id=policy.resource_id).order_by("slug"))
+    return list(qs.filter(resource=policy.resource).order_by("slug"))
 
 
 def _unavailable_text(error: c.ProviderError) -> str:
@@ -357,12 +357,12 @@ def run_retention(ctx: JobContext) -> dict[str, Any]:
     done = archived + removed
     ctx.save_progress(done=done, total=done)  # what was done is the whole of it: 100%
     slugs = {str(config.pk): config.slug for config, _ in groups}
-    unavailable = [{"provider": slugs.get(pk, pk), "reason": why}
-                   for pk, why in state["unavailable"].items()]
-    result = {"policy": params["policy"], "summary": params.get("summary", ""),
+    left_alone = [{"provider": slugs.get(pk, pk), "reason": why}
+                  for pk, why in state["unavailable"].items()]
+    outcome: dict[str, Any] = {"policy": params["policy"], "summary": params.get("summary", ""),
               "action": params["action"], "removed": removed, "held": held,
               "held_items": named[:HELD_NAMED], "archived": archived if archive else None,
-              "archive": bool(state.get("archive")), "unavailable": unavailable,
+              "archive": bool(state.get("archive")), "unavailable": left_alone,
               "finished_at": timezone.now().isoformat()}
     with transaction.atomic():
         audit_event_create(
@@ -371,7 +371,7 @@ def run_retention(ctx: JobContext) -> dict[str, Any]:
             action="retention.run.result", target_type=params["scope"]["kind"],
             target_id=params["scope"]["id"],
             data={"job": str(job.pk), "policy": params["policy"], "action": params["action"],
-                  "removed": removed, "held": held, "archived": result["archived"],
+                  "removed": removed, "held": held, "archived": outcome["archived"],
                   "held_ids": [h["id"] for h in named[:HELD_NAMED]],
-                  "unavailable": len(unavailable)})
-    return result
+                  "unavailable": len(left_alone)})
+    return outcome
