@@ -15,6 +15,7 @@ JOB_TITLES = {
     "memory_export": "Export memory",
     "memory_import": "Import memory",
     "namespace_recount": "Recount a namespace",
+    "retention_run": "Apply a retention policy",
     "health_alert": "Send a health alert",
     "quarantine_rescan": "Rescan memory with the current scanner rules",
     "quarantine_remote_sync": "Refresh remote quarantine labels",

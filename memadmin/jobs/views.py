@@ -34,10 +34,13 @@ KIND_CAPABILITY = {
     "memory_bulk_delete": "edit_memory",
     "memory_import": "edit_memory",
     "namespace_recount": "edit_memory",
+    "retention_run": "edit_memory",
     "quarantine_rescan": "review_quarantine",
     "quarantine_remote_sync": "review_quarantine",
     "audit_verify_chain": "view_audit",
 }
+#: Kinds the scheduler starts for namespaces: owners of every one of them see those runs.
+SCHEDULED_NAMESPACE_KINDS = frozenset({"retention_run"})
 #: Kinds only admins (and superusers) see: system duties no person starts.
 ADMIN_KINDS = frozenset({"health_alert"})
 
@@ -60,6 +63,10 @@ def _may_see(user: Any, job: Job) -> bool:
     if access.can(user, "manage_workspace", workspace):
         return True
     capability = KIND_CAPABILITY.get(job.kind)
+    if job.kind in SCHEDULED_NAMESPACE_KINDS and job.created_by_id is None:
+        # A scheduled run no person started: the owners of what it works on follow it.
+        namespaces = _job_namespaces(job)
+        return bool(namespaces) and access.owns_every(user, workspace, namespaces)
     if job.created_by_id != user.pk or capability is None:
         return False
     if capability in ("export", "edit_memory"):

@@ -14,3 +14,5 @@ class MemoryConfig(AppConfig):
                            run="memadmin.memory.jobs.expire_operation_records")
         scheduler.register("expire export files", every=3600,
                            run="memadmin.memory.exports.expire_export_files")
+        scheduler.register("apply retention policies", every=3600,
+                           run="memadmin.memory.retention.retention_sweep")

@@ -39,6 +39,8 @@ from memadmin.workspaces.models import Namespace, Resource, Workspace
 FORMAT_VERSION = 1
 FORMATS = ("zip", "jsonl")
 EXPORT_TTL = dt.timedelta(hours=24)
+#: Jobs whose result file is an export file (a retention run's archive is one too).
+DOWNLOADABLE_KINDS = ("memory_export", "retention_run")
 #: Progress (and the lease) is saved after every this many items.
 PROGRESS_EVERY = 500
 COPY_CHUNK = 64 * 1024
@@ -88,7 +90,7 @@ def memory_export_start(*, actor: Actor, workspace: Workspace, scope: dict[str, 
 # -- the job ------------------------------------------------------------------------------------
 
 
-def _groups(namespace_ids: Sequence[str]) -> list[tuple[ProviderConfig, list[Namespace]]]:
+def export_groups(namespace_ids: Sequence[str]) -> list[tuple[ProviderConfig, list[Namespace]]]:
     rows = (Namespace.objects.filter(pk__in=namespace_ids)
             .select_related("resource__provider").order_by("partition_key"))
     groups: dict[Any, tuple[ProviderConfig, list[Namespace]]] = {}
@@ -163,11 +165,33 @@ def _assemble(job: Job, parts: list[dict[str, Any]], fmt: str) -> str:
         return storage_names.checked("export_result", _replace(name, tmp))
 
 
+def write_export_file(ctx: JobContext, groups: list[tuple[ProviderConfig, list[Namespace]]],
+                      filters: c.ItemFilters, fmt: str, state: dict[str, Any],
+                      progress_base: int = 0) -> tuple[str, list[dict[str, Any]]]:
+    """Write one part per provider group (checkpointed under ``state["parts"]``, the rest of
+    ``state`` kept as it is), then assemble the final file from them and drop the parts.
+    Returns the file's storage name and the parts' manifest entries. (Retention's archive
+    writes its file with this too.)"""
+    state = {**state, "parts": dict(state.get("parts") or {})}
+    for config, namespaces in groups:
+        if str(config.pk) in state["parts"]:
+            continue
+        done = progress_base + sum(p["items"] for p in state["parts"].values())
+        part = _write_part(ctx, config, namespaces, filters, done)
+        state = {**state, "parts": {**state["parts"], str(config.pk): part}}
+        ctx.save_progress(done=done + part["items"], checkpoint=state)
+    parts = [state["parts"][str(config.pk)] for config, _ in groups]
+    name = _assemble(ctx.job, parts, fmt)
+    for part in parts:
+        default_storage.delete(part["part"])
+    return name, parts
+
+
 def run_export(ctx: JobContext) -> dict[str, Any]:
     """The ``memory_export`` job: one part per provider (checkpointed), then the final file."""
     job = ctx.job
     filters = wire.filters_from_wire(job.params["filters"])
-    groups = _groups(job.params["namespaces"])
+    groups = export_groups(job.params["namespaces"])
     state = dict(ctx.checkpoint) or {"parts": {}}
     if job.progress_total is None and not state["parts"]:
         counts = [provider_for(config).count(filters, scope=scope_of(nss),
@@ -175,17 +199,7 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
                   for config, nss in groups]
         total = None if any(n is None for n in counts) else sum(n or 0 for n in counts)
         ctx.save_progress(done=0, total=total, checkpoint=state)
-    for config, namespaces in groups:
-        if str(config.pk) in state["parts"]:
-            continue
-        done = sum(p["items"] for p in state["parts"].values())
-        part = _write_part(ctx, config, namespaces, filters, done)
-        state = {"parts": {**state["parts"], str(config.pk): part}}
-        ctx.save_progress(done=done + part["items"], checkpoint=state)
-    parts = [state["parts"][str(config.pk)] for config, _ in groups]
-    name = _assemble(job, parts, job.params["format"])
-    for part in parts:
-        default_storage.delete(part["part"])
+    name, parts = write_export_file(ctx, groups, filters, job.params["format"], state)
     expires = timezone.now() + EXPORT_TTL
     Job.objects.filter(pk=job.pk).update(result_file=name, result_expires_at=expires)
     with transaction.atomic():
@@ -207,7 +221,7 @@ def run_export(ctx: JobContext) -> dict[str, Any]:
 def export_downloadable(job: Job, user: Any) -> bool:
     """Only the user who started it, while they may still export every namespace in it, a
     workspace admin or a superuser; never after expiry."""
-    if job.kind != "memory_export" or job.result_expires_at is None:
+    if job.kind not in DOWNLOADABLE_KINDS or job.result_expires_at is None:
         return False
     if not storage_names.matches("export_result", job.result_file):
         return False
@@ -215,7 +229,10 @@ def export_downloadable(job: Job, user: Any) -> bool:
         return False
     if user.is_superuser or access.can(user, "manage_workspace", job.workspace):
         return True
-    return job.created_by_id == user.pk and access.may_export(
+    # A scheduled retention run's archive: no person started it, so its namespaces' owners.
+    starter = job.created_by_id == user.pk or (job.kind == "retention_run"
+                                               and job.created_by_id is None)
+    return starter and access.may_export(
         user, job.workspace, job.params.get("namespaces") or [])
 
 

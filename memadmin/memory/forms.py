@@ -8,7 +8,12 @@ from urllib.parse import urlencode
 
 from django import forms
 
-from memadmin.memory.models import AgentToken
+from memadmin.memory.models import (
+    RETENTION_ACTIONS,
+    RETENTION_MAX_DAYS,
+    RETENTION_RULES,
+    AgentToken,
+)
 from memadmin.providers import contract as c
 from memadmin.workspaces.forms import LifetimeField
 from memadmin.workspaces.models import Namespace
@@ -141,3 +146,24 @@ class ImportForm(forms.Form):
             "resource__slug", "slug")
         self.fields["namespace"].label_from_instance = (
             lambda ns: f"{ns.resource.slug} / {ns.slug}")
+
+
+class RetentionForm(forms.Form):
+    """One form for a retention policy's three actions: set it, remove it, run it now."""
+
+    act = forms.ChoiceField(choices=[("set", "Save the policy"), ("remove", "Remove the policy"),
+                                     ("run", "Run it now")], widget=forms.HiddenInput)
+    tier = forms.ChoiceField(required=False, choices=[("", "every tier")]
+                             + [(t, t) for t in c.TIERS])
+    action = forms.ChoiceField(required=False, choices=RETENTION_ACTIONS, initial="delete")
+    rule = forms.ChoiceField(required=False, choices=RETENTION_RULES, initial="idle")
+    days = forms.IntegerField(required=False, min_value=1, max_value=RETENTION_MAX_DAYS,
+                              initial=90, label="Days")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if data.get("act") == "set":
+            for name in ("action", "rule", "days"):
+                if data.get(name) in (None, "") and name not in self.errors:
+                    self.add_error(name, "This field is required to save a policy.")
+        return data

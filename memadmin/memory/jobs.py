@@ -127,6 +127,13 @@ def memory_export(ctx: JobContext) -> dict[str, Any]:
         return run_export(ctx)
 
 
+@job_handler("retention_run")
+def retention_run(ctx: JobContext) -> dict[str, Any]:
+    from memadmin.memory.retention import run_retention
+
+    return run_retention(ctx)
+
+
 @job_handler("memory_import")
 def memory_import(ctx: JobContext) -> dict[str, Any]:
     from memadmin.memory.imports import run_import

@@ -206,3 +206,74 @@ class OperationRecord(models.Model):
             models.UniqueConstraint(fields=["scope_key", "operation_hash"],
                                     name="operationrecord_unique"),
         ]
+
+
+RETENTION_ACTIONS = [("delete", "Delete"), ("archive", "Archive to an export file, then delete")]
+RETENTION_RULES = [("idle", "not updated for N days"), ("age", "older than N days")]
+RETENTION_MAX_DAYS = 36_500
+
+
+class RetentionPolicy(models.Model):
+    """Remove the items of a resource or one namespace (optionally of one tier) that are older,
+    or idle for longer, than ``days``. Applied by a scheduled job; frozen and held items stay.
+
+    ``tier`` empty means every tier. A resource policy and a namespace policy both apply to a
+    namespace of that resource (each removes what it matches, so the stricter one wins).
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
+                                  related_name="retention_policies")
+    resource = models.ForeignKey(Resource, null=True, blank=True, on_delete=models.CASCADE,
+                                 related_name="retention_policies")
+    namespace = models.ForeignKey(Namespace, null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="retention_policies")
+    tier = models.CharField(max_length=10, blank=True, default="",
+                            choices=[("", "every tier")] + [(t, t) for t in TIERS])
+    action = models.CharField(max_length=10, choices=RETENTION_ACTIONS)
+    rule = models.CharField(max_length=10, choices=RETENTION_RULES)
+    days = models.PositiveIntegerField()
+    created_by_label = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    next_run_at = models.DateTimeField()
+    last_run_at = models.DateTimeField(null=True, blank=True)
+    last_job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(models.Q(resource__isnull=False, namespace__isnull=True)
+                           | models.Q(resource__isnull=True, namespace__isnull=False)),
+                name="retention_one_target"),
+            models.CheckConstraint(condition=models.Q(tier="") | models.Q(tier__in=TIERS),
+                                   name="retention_tier"),
+            models.CheckConstraint(condition=models.Q(action__in=["delete", "archive"]),
+                                   name="retention_action"),
+            models.CheckConstraint(condition=models.Q(rule__in=["idle", "age"]),
+                                   name="retention_rule"),
+            models.CheckConstraint(
+                condition=models.Q(days__gte=1, days__lte=RETENTION_MAX_DAYS),
+                name="retention_days_range"),
+            models.UniqueConstraint(fields=["resource", "tier"], name="retention_one_per_resource",
+                                    condition=models.Q(resource__isnull=False)),
+            models.UniqueConstraint(fields=["namespace", "tier"],
+                                    name="retention_one_per_namespace",
+                                    condition=models.Q(namespace__isnull=False)),
+        ]
+        indexes = [models.Index(fields=["next_run_at"], name="retention_due")]
+
+    @property
+    def target_label(self) -> str:
+        target = (f"namespace {self.namespace.slug}" if self.namespace_id and self.namespace
+                  else f"resource {self.resource.slug}" if self.resource else "")
+        return f"{target}, {self.tier or 'every tier'}"
+
+    @property
+    def summary(self) -> str:
+        verb = "Archive, then delete" if self.action == "archive" else "Delete"
+        what = f"the {self.tier} items" if self.tier else "items"
+        rule = (f"not updated for {self.days} days" if self.rule == "idle"
+                else f"older than {self.days} days")
+        return f"{verb} {what} {rule}"

@@ -694,11 +694,13 @@ class LocalProvider(c.Provider):
             if filters.quarantine not in c.QUARANTINE_STATES:
                 raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")
             qs = qs.filter(quarantine_state=filters.quarantine)
+        c.check_time_filters(filters)
         if filters.updated_since is not None:
-            if not isinstance(filters.updated_since, dt.datetime) or \
-                    filters.updated_since.tzinfo is None:
-                raise c.InvalidRequest("updated_since must be a time with a time zone")
             qs = qs.filter(updated_at__gte=filters.updated_since)
+        if filters.updated_before is not None:
+            qs = qs.filter(updated_at__lt=filters.updated_before)
+        if filters.created_before is not None:
+            qs = qs.filter(created_at__lt=filters.created_before)
         if filters.frozen is not None:
             frozen_ns = list(self._frozen_namespaces(namespaces))
             held_q = Q(filter_item_frozen=True) | Q(namespace_id__in=frozen_ns)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memadmin.memory import views
+from memadmin.memory import retention_views, views
 
 app_name = "memory"
 
@@ -39,4 +39,9 @@ urlpatterns += [
     path(W + "exports/<uuid:job_id>/download/", views.export_download, name="export_download"),
     path(W + "import/", views.import_upload, name="import"),
     path(W + "import/start/", views.import_start, name="import_start"),
+]
+
+urlpatterns += [
+    path(R + "retention/", retention_views.retention_resource, name="retention_resource"),
+    path(N + "retention/", retention_views.retention_namespace, name="retention_namespace"),
 ]

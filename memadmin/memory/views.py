@@ -614,7 +614,8 @@ def export_start(request: AuthenticatedHttpRequest, slug: str, resource: str | N
 def export_download(request: AuthenticatedHttpRequest, slug: str, job_id: UUID) -> HttpResponse:
     """The export file, for the user who started it or an admin, until it expires."""
     workspace = access.get_workspace(request.user, slug)
-    job = Job.objects.filter(pk=job_id, workspace=workspace, kind="memory_export").first()
+    job = Job.objects.filter(pk=job_id, workspace=workspace,
+                             kind__in=exports.DOWNLOADABLE_KINDS).first()
     if job is None or not exports.export_downloadable(job, request.user):
         raise Http404("not found")
     if not default_storage.exists(job.result_file):

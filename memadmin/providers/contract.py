@@ -259,6 +259,12 @@ class ItemFilters:
     frozen: bool | None = None
     quarantine: str | None = None
     updated_since: dt.datetime | None = None
+    #: Items last updated strictly before this time (retention's "not updated for N days").
+    updated_before: dt.datetime | None = None
+    #: Items created strictly before this time (retention's "older than N days"). A store that
+    #: does not know when an item was created counts from when memadmin first saw it (the
+    #: ``created_at`` it reports: never older than the item is).
+    created_before: dt.datetime | None = None
 
     def is_empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in dataclasses.fields(self))
@@ -473,6 +479,19 @@ def utf8_cut(text: str, max_bytes: int) -> str:
 
 
 _CONTROL_CHARACTERS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+TIME_FILTERS: tuple[str, ...] = ("updated_since", "updated_before", "created_before")
+
+
+def check_time_filters(filters: ItemFilters) -> None:
+    """Refuse a time filter that is not an aware datetime (a naive one would be read as this
+    machine's local time)."""
+    for name in TIME_FILTERS:
+        value = getattr(filters, name)
+        if value is not None and (not isinstance(value, dt.datetime) or value.tzinfo is None
+                                  or value.utcoffset() is None):
+            raise InvalidRequest(f"{name} must be a time with a time zone")
 
 
 def check_text(value: str, *, field: str, max_bytes: int | None = None) -> str:

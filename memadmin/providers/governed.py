@@ -202,10 +202,7 @@ def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
         check_subject(filters.subject)
     if filters.quarantine is not None and filters.quarantine not in c.QUARANTINE_STATES:
         raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")
-    if filters.updated_since is not None and (
-            not isinstance(filters.updated_since, dt.datetime)
-            or filters.updated_since.tzinfo is None):
-        raise c.InvalidRequest("updated_since must be a time with a time zone")
+    c.check_time_filters(filters)
     return filters
 
 
@@ -809,6 +806,8 @@ class GovernedProvider(c.Provider):
                 continue
             if filters.updated_since is not None and item.updated_at < filters.updated_since:
                 continue
+            if filters.updated_before is not None and item.updated_at >= filters.updated_before:
+                continue
             if terms is not None and not matches(item.content, terms):
                 continue
             found.append(item)
@@ -828,6 +827,11 @@ class GovernedProvider(c.Provider):
             row = rows[item.ref]
             frozen = item.partition in partition_frozen or item.ref in frozen_items
             if filters.frozen is not None and frozen != filters.frozen:
+                continue
+            # When the store keeps no creation time, the item's age counts from when memadmin
+            # first saw it (what the pages show; never older than it is).
+            if filters.created_before is not None and \
+                    (item.created_at or row.first_seen_at) >= filters.created_before:
                 continue
             if filters.quarantine is not None and row.quarantine_state != filters.quarantine:
                 continue

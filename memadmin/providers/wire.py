@@ -70,11 +70,8 @@ def check_strings(value: Any, path: str = "body") -> None:
 def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
     if not isinstance(filters, c.ItemFilters):
         raise c.InvalidRequest("filters must be ItemFilters")
-    since = filters.updated_since
-    if since is not None and (not isinstance(since, dt.datetime) or since.tzinfo is None
-                              or since.utcoffset() is None):
-        # A naive time would be read as this machine's local time: refuse it, as the store does.
-        raise c.InvalidRequest("updated_since must be a time with a time zone")
+    # A naive time would be read as this machine's local time: refuse it, as the store does.
+    c.check_time_filters(filters)
     out: dict[str, Any] = {}
     for name, key in (("q", "q"), ("tier", "tier"), ("key", "key"), ("subject", "subject"),
                       ("frozen", "frozen"), ("quarantine", "quarantine")):
@@ -83,6 +80,10 @@ def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
             out[key] = value
     if filters.updated_since is not None:
         out["updatedSince"] = iso(filters.updated_since)
+    if filters.updated_before is not None:
+        out["updatedBefore"] = iso(filters.updated_before)
+    if filters.created_before is not None:
+        out["createdBefore"] = iso(filters.created_before)
     return out
 
 
@@ -181,11 +182,13 @@ def obj(value: Any, name: str) -> dict[str, Any]:
 
 def filters_from_wire(data: Any) -> c.ItemFilters:
     data = obj(data if data is not None else {}, "filters")
-    known = {"q", "tier", "key", "subject", "frozen", "quarantine", "updatedSince"}
+    known = {"q", "tier", "key", "subject", "frozen", "quarantine", "updatedSince",
+             "updatedBefore", "createdBefore"}
     unknown = set(data) - known
     if unknown:
         raise c.InvalidRequest(f"unknown filters: {', '.join(sorted(unknown))}")
     since = data.get("updatedSince")
+    before, created = data.get("updatedBefore"), data.get("createdBefore")
     return c.ItemFilters(
         q=field(data, "q", str, required=False), tier=field(data, "tier", str, required=False),
         key=field(data, "key", str, required=False),
@@ -193,6 +196,8 @@ def filters_from_wire(data: Any) -> c.ItemFilters:
         frozen=field(data, "frozen", bool, required=False),
         quarantine=field(data, "quarantine", str, required=False),
         updated_since=parse_time(since, "updatedSince") if since is not None else None,
+        updated_before=parse_time(before, "updatedBefore") if before is not None else None,
+        created_before=parse_time(created, "createdBefore") if created is not None else None,
     )
 
 

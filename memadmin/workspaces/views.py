@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.audit.services import Actor
 from memadmin.jobs.services import job_create
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
+from memadmin.memory import retention
 from memadmin.workspaces import access, forms, selectors, services
 from memadmin.workspaces.context import ws_context
 
@@ -379,6 +380,7 @@ def resource_detail(request: AuthenticatedHttpRequest, slug: str, resource: str)
         "can_manage": access.can(request.user, "manage_workspace", workspace),
         "can_export": access.exportable_namespaces(request.user, workspace)
                             .filter(resource=obj).exists(),
+        "retention_policies": retention.resource_policies(obj),
     })
 
 
@@ -467,6 +469,7 @@ def namespace_detail(request: AuthenticatedHttpRequest, slug: str, resource: str
         "owners": selectors.namespace_owner_names(ns),
         "can_manage": access.can(request.user, "manage_workspace", workspace),
         "can_recount": access.can(request.user, "edit_memory", workspace, ns),
+        "retention_policies": retention.namespace_policies(ns),
     })
 
 

@@ -14,7 +14,8 @@ def test_it_runs_every_apps_registered_duty() -> None:
     names = {duty.name for duty in scheduler.default_duties()}
     assert names == {"poll provider health", "expire health history", "reap jobs",
                      "worker heartbeat", "expire operation records", "expire export files",
-                     "subject request upkeep"}
+                     "subject request upkeep", "apply retention policies",
+                     "anchor audit chains"}
 
 
 @override_settings(MEMADMIN_HEALTH_INTERVAL=7)

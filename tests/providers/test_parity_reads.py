@@ -220,6 +220,27 @@ class TestListItems:
         future = since + dt.timedelta(days=1)
         assert listing(provider, scope, c.ItemFilters(updated_since=future)) == []
 
+    def test_it_filters_by_updated_before_and_created_before(self, provider, scope, put):
+        a = put("a", "facts", "a")
+        b = put("b", "facts", "b")
+        cc = put("c", "facts", "c")
+        at = {i.id: i for i in listing(provider, scope)}
+        cutoff = at[b.id].updated_at
+
+        assert ids(listing(provider, scope, c.ItemFilters(updated_before=cutoff))) == [a.id]
+        assert ids(listing(provider, scope, c.ItemFilters(created_before=at[b.id].created_at))
+                   ) == [a.id]
+        assert provider.count(c.ItemFilters(updated_before=cutoff), scope=scope,
+                              deadline=DEADLINE) in (1, None)
+        put("a, changed", "facts", "a")
+        # Changed after the cutoff: no longer idle, but still created before it.
+        assert listing(provider, scope, c.ItemFilters(updated_before=cutoff)) == []
+        assert ids(listing(provider, scope, c.ItemFilters(
+            created_before=at[b.id].created_at))) == [a.id]
+        later = at[cc.id].updated_at + dt.timedelta(days=1)
+        assert set(ids(listing(provider, scope, c.ItemFilters(updated_before=later)))) == {
+            a.id, b.id, cc.id}
+
     def test_it_combines_filters(self, provider, scope, put):
         wanted = put("walrus one", "peers", "one", subject="subj-1")
         put("walrus two", "peers", "two", subject="subj-2")
@@ -234,6 +255,8 @@ class TestListItems:
         for filters in [c.ItemFilters(tier="bogus"), c.ItemFilters(quarantine="purged"),
                         c.ItemFilters(quarantine="bogus"),
                         c.ItemFilters(updated_since=dt.datetime(2026, 1, 5)),  # noqa: DTZ001
+                        c.ItemFilters(updated_before=dt.datetime(2026, 1, 5)),  # noqa: DTZ001
+                        c.ItemFilters(created_before=dt.datetime(2026, 1, 5)),  # noqa: DTZ001
                         c.ItemFilters(subject=""), c.ItemFilters(key="x" * 2000)]:
             with subtests.test(filters=filters), pytest.raises(c.InvalidRequest):
                 page(provider, scope, filters)

@@ -396,6 +396,13 @@ TARGETS: list[Target] = [
            lambda w: {"format": "zip"}, ("jobs",)),
     Target("memory:export_workspace", "POST", "alice", memory_forms.ExportForm, (),
            lambda w: {"format": "zip"}, ("jobs",)),
+    # -- memory: retention ---------------------------------------------------------------------
+    Target("memory:retention_namespace", "POST", "alice", memory_forms.RetentionForm, (),
+           lambda w: {"act": "set", "tier": "", "action": "archive", "rule": "idle",
+                      "days": "30"}, ("retention",)),
+    Target("memory:retention_resource", "POST", "ada", memory_forms.RetentionForm, (),
+           lambda w: {"act": "set", "tier": "daily", "action": "delete", "rule": "age",
+                      "days": "7"}, ("retention",)),
     Target("memory:import", "GET", "alice", None, ("namespace",),
            lambda w: {"namespace": w.namespace_pk}),
     Target("memory:import", "POST", "alice", memory_forms.ImportForm, (),

@@ -287,6 +287,10 @@ ROWS: dict[str, Row] = {
     "memory:export_download": Row(lambda w: {"slug": w.ws, "job_id": w.export_job},
                                   get=gate(ADMIN, 200, denied=404), post=NOT_ALLOWED),
     "memory:import": Row(WS, get=gate(EDIT_NS, 200), post=gate(EDIT_NS, 400)),
+    # Retention: anyone who sees the namespace sees its policy and preview (counts only);
+    # namespace owners set a namespace's, admins and workspace owners a resource's.
+    "memory:retention_resource": Row(RES, get=gate(VIEW, 200), post=gate(EDIT, 400)),
+    "memory:retention_namespace": Row(NS, get=gate(VIEW, 200), post=gate(EDIT_NS, 400)),
     "memory:import_start": Row(WS, get=NOT_ALLOWED, post=gate(EDIT_NS, 302)),
 
     "quarantine:queue": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),

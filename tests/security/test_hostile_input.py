@@ -47,6 +47,7 @@ from memadmin.memory.models import (
     MemoryItem,
     MemoryRevision,
     NamespaceCounter,
+    RetentionPolicy,
 )
 from memadmin.providers import contract as c
 from memadmin.providers import forms as provider_forms
@@ -218,6 +219,7 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
                                "credential", "health_deadline_ms", "request_deadline_ms",
                                "enabled", "probed"),
     "jobs": lambda: _rows(Job.objects, "id", "kind", "state"),
+    "retention": lambda: _rows(RetentionPolicy.objects, "id", "tier", "action", "rule", "days"),
     "quarantine": lambda: (
         _rows(QuarantineEntry.objects, "id", "state", "note", "reviewer_id", "item_id"),
         _rows(QuarantineAllow.objects, "id", "content_hash")),
