@@ -24,6 +24,7 @@ from django.contrib.auth import views as auth_views
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.encoding import smart_str
+from django.views.decorators.http import require_GET
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
@@ -102,12 +103,14 @@ def _enabled() -> None:
         raise Http404("single sign-on is not configured")
 
 
+@require_GET
 def start(request: HttpRequest) -> HttpResponse:
     """Send the browser to the identity provider (state and nonce kept in the session)."""
     _enabled()
     return OIDCAuthenticationRequestView.as_view()(request)
 
 
+@require_GET
 def callback(request: HttpRequest) -> HttpResponse:
     """The identity provider sends the browser back here with a code."""
     _enabled()

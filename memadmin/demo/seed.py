@@ -236,7 +236,7 @@ def seed_subject_requests(users: Sequence[Any]) -> int:
     request services as ``compliance`` (and ``compliance2`` for the denial), so that their
     audit events are what real use leaves; returns how many were created. Needs the roles."""
     from memadmin.gdpr.models import SubjectRequest
-    from memadmin.gdpr.services import (
+    from memadmin.gdpr.transitions import (
         subject_request_cancel,
         subject_request_create,
         subject_request_deny,
@@ -256,11 +256,11 @@ def seed_subject_requests(users: Sequence[Any]) -> int:
         request = subject_request_create(actor=requester, workspace=workspace, kind=kind,
                                          subject_id=subject, reason=reason)
         if outcome in ("submit", "deny"):
-            request = subject_request_submit(actor=requester, request=request)
+            request = subject_request_submit(actor=requester, subject_request=request)
         if outcome == "deny":
-            subject_request_deny(actor=second, request=request,
+            subject_request_deny(actor=second, subject_request=request,
                                  reason="Demo: the request could not be verified.")
         elif outcome == "cancel":
-            subject_request_cancel(actor=requester, request=request)
+            subject_request_cancel(actor=requester, subject_request=request)
         created += 1
     return created

@@ -572,6 +572,9 @@ NO_INPUT["accounts:account_reset_2fa"] = ("an action on the account named in the
                                           "no form field or parameter")
 NO_INPUT["accounts:set_password"] = ("Django's PasswordResetConfirmView behind a one-time link; "
                                      "a wrong link shows the expired page (tests/accounts)")
+NO_INPUT["accounts:sso_start"] = "single sign-on, off in this suite (tests/accounts/test_sso.py)"
+NO_INPUT["accounts:sso_callback"] = ("single sign-on's callback, off in this suite "
+                                     "(tests/accounts/test_sso.py feeds it a forged state)")
 NO_INPUT["providers:metrics"] = "bearer-token endpoint; covered by test_hostile_metrics_tokens"
 NO_INPUT["endpoint:endpoint"] = "the JSON endpoint; covered by the /oc-memory tests"
 

@@ -184,6 +184,9 @@ ROWS: dict[str, Row] = {
     # A one-time password link: a wrong one shows the "expired" page to anyone.
     "accounts:set_password": Row(lambda w: {"uidb64": "MQ", "token": "not-a-token"},
                                  get=everyone(200), post=everyone(200)),
+    # Single sign-on: absent (404) unless configured (tests/accounts/test_sso.py runs it).
+    "accounts:sso_start": Row(NONE, get=everyone(404), post=everyone(405)),
+    "accounts:sso_callback": Row(NONE, get=everyone(404), post=everyone(405)),
     # The wire endpoint: bearer tokens only, never a session; no GET.
     "endpoint:endpoint": Row(NONE, get=everyone(405), post=everyone(401)),
     # Prometheus: a workspace metrics token (bearer), never a session.
@@ -242,6 +245,9 @@ ROWS: dict[str, Row] = {
     "providers:health": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "providers:health_json": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "providers:history": Row(PROV, get=gate(VIEW, 200), post=NOT_ALLOWED),
+    # Discover and adopt a governed store's namespaces: admins (the built-in store offers none,
+    # so an empty adoption is the form's 400).
+    "providers:discover": Row(PROV, get=gate(ADMIN, 200), post=gate(ADMIN, 400)),
     "providers:incident_note": Row(PROV, get=NOT_ALLOWED, post=gate(PROVIDERS, 400)),
     "providers:maintenance": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "providers:maintenance_add": Row(WS, get=NOT_ALLOWED, post=gate(PROVIDERS, 400)),

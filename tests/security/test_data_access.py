@@ -33,7 +33,7 @@ from django.urls import reverse
 
 from memadmin.audit.services import Actor
 from memadmin.gdpr.models import SubjectRequest
-from memadmin.gdpr.services import subject_request_create, subject_request_submit
+from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
 from memadmin.jobs import runner
 from memadmin.jobs.models import Job
 from memadmin.memory.models import MemoryItem
@@ -185,7 +185,7 @@ def _build(users: dict[str, User]) -> World:
     # An access request for the subject every acme item is tagged with, run to its bundle.
     request = subject_request_create(actor=Actor.of(users["carl"]), workspace=acme,
                                      kind="access", subject_id=SUBJECT, reason="suite")
-    subject_request_submit(actor=Actor.of(users["carl"]), request=request)
+    subject_request_submit(actor=Actor.of(users["carl"]), subject_request=request)
     request.refresh_from_db()
     assert runner.run_job(str(request.job_id)) == "succeeded"
     request.refresh_from_db()
@@ -311,6 +311,21 @@ EXITS: dict[str, list[Variant]] = {
                        for s in ("acme", "globex")],
     "providers:health": _every_ws("providers:health"),
     "providers:health_json": _every_ws("providers:health_json"),
+    "providers:maintenance": _every_ws("providers:maintenance"),
+    "providers:sla_export": [V(f"{s} {what}", "providers:sla_export", WS(s),
+                               query=f"?what={what}&days=7")
+                             for s in ("acme", "globex") for what in ("checks", "incidents")],
+    "providers:history": [V(s, "providers:history",
+                            lambda w, s=s: {"slug": s, "provider": "builtin"})
+                          for s in ("acme", "globex")],
+    "providers:discover": [V(s, "providers:discover",
+                             lambda w, s=s: {"slug": s, "provider": "builtin"})
+                           for s in ("acme", "globex")],
+    "accounts:people": _every_ws("accounts:people"),
+    "memory:retention_namespace": [V(n, "memory:retention_namespace", NS(n)) for n in ALL_NS],
+    "memory:retention_resource": [V(r, "memory:retention_resource", RES(r))
+                                  for r in ("acme/knowledge", "globex/notes")],
+    "gdpr:receipt_keys": [V("page", "gdpr:receipt_keys", lambda w: {})],
     "providers:metrics": _every_ws("providers:metrics"),
     "memory:tokens": _every_ws("memory:tokens"),
     "memory:items": [V(n, "memory:items", NS(n), content(*IN_NS[n])) for n in ALL_NS]
@@ -486,9 +501,24 @@ NO_DATA: dict[str, str] = {
         "memory:namespace_freeze", "memory:namespace_lift", "memory:item_freeze",
         "memory:item_lift", "memory:item_restore", "memory:import_start",
         "quarantine:decide", "quarantine:rescan", "quarantine:remote_sync",
-        "quarantine:allowed_remove", "gdpr:act", "audit:verify",
+        "quarantine:allowed_remove", "audit:verify",
     )
 }
+NO_DATA.update({
+    name: "an action: it answers a redirect, a form error or a count, never item content"
+    for name in (
+        "accounts:account_active", "accounts:account_create", "accounts:account_reset_2fa",
+        "accounts:set_password", "accounts:sso_start", "accounts:sso_callback",
+        "gdpr:approve", "gdpr:cancel", "gdpr:deny", "gdpr:override", "gdpr:preview",
+        "gdpr:retry", "gdpr:submit", "providers:badge_rotate", "providers:incident_note",
+        "providers:maintenance_add", "providers:maintenance_end", "workspaces:alert_test",
+    )
+})
+NO_DATA.update({
+    name: "a public status badge: provider names and states under a key, never content"
+    for name in ("providers:badge_svg", "providers:badge_json", "providers:badge_provider_svg",
+                 "providers:badge_provider_json")
+})
 NO_DATA.update({
     "memory:items_delete": "a confirmation: the selected ids and their count, no content",
     "memory:items_delete_matching": "a confirmation: the filters and the exact count",
