@@ -2,7 +2,8 @@
 
 Writes run in the caller's transaction (a savepoint inside it), keep the previous revision,
 maintain the per-namespace counters and refuse frozen targets and erased subjects. Every call is
-bounded by its deadline through a transaction-local ``statement_timeout``.
+bounded by its deadline: each statement gets the time left as its ``statement_timeout`` and
+``lock_timeout``, and a call that finished after its deadline is rolled back as ``Timeout``.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import psycopg.errors
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
 from memadmin.gdpr.models import Tombstone
+from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.lib.keys import canonical_json, subject_hashes_all_keys
 from memadmin.memory.models import (
     SEARCH_CONFIG,
@@ -185,24 +186,18 @@ class LocalProvider(c.Provider):
     # -- plumbing ---------------------------------------------------------------------------
 
     @contextmanager
-    def _bounded(self, deadline: float) -> Iterator[None]:
-        """A savepoint whose statements give up when ``deadline`` runs out."""
-        if deadline <= 0:
-            raise c.Timeout("the deadline has already passed")
-        millis = str(max(1, int(deadline * 1000)))
+    def _bounded(self, deadline: float | c.Deadline) -> Iterator[c.Deadline]:
+        """A savepoint in which every statement gets only the time left (statement and lock
+        timeouts set before each, lookups included) and which is rolled back, as ``Timeout``,
+        when the deadline passed before it could be released: a late write is never applied."""
+        bound = c.Deadline.of(deadline)
         try:
-            with transaction.atomic():
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT current_setting('statement_timeout')")
-                    previous = cursor.fetchone()[0]
-                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [millis])
-                yield
-                # On success the savepoint is released and SET LOCAL would outlive it in the
-                # caller's transaction; on failure the rollback to the savepoint undoes it.
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+            with statements_within(bound.remaining):
+                yield bound
+        except OutOfTime:
+            raise c.Timeout("the built-in store did not finish within the deadline") from None
         except DatabaseError as exc:
-            if isinstance(exc.__cause__, psycopg.errors.QueryCanceled):
+            if is_timeout(exc):
                 raise c.Timeout("the built-in store did not answer within the deadline") from None
             if isinstance(exc, IntegrityError):
                 raise
