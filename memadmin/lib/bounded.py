@@ -65,15 +65,20 @@ def statements_within(left: Callable[[], float]) -> Iterator[None]:
         context["cursor"].cursor.execute(_SET, [millis, millis])
         return execute(sql, params, many, context)
 
+    # Transaction-local settings end with an outermost transaction; inside a caller's they
+    # would outlive the released savepoint, so the caller's values are read and put back.
+    nested = connection.in_atomic_block
     with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT current_setting('statement_timeout'), "
-                           "current_setting('lock_timeout')")
-            previous = list(cursor.fetchone())
+        previous = None
+        if nested:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT current_setting('statement_timeout'), "
+                               "current_setting('lock_timeout')")
+                previous = list(cursor.fetchone())
         with connection.execute_wrapper(bound):
             yield
             if left() <= 0:
                 raise OutOfTime("the time ran out before the work could commit")
-        # set_config(..., true) outlives a released savepoint: put the caller's values back.
-        with connection.cursor() as cursor:
-            cursor.execute(_SET, previous)
+        if previous is not None:
+            with connection.cursor() as cursor:
+                cursor.execute(_SET, previous)

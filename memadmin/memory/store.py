@@ -863,26 +863,29 @@ class LocalProvider(c.Provider):
         weights = self._term_weights(terms, namespace_ids)
         if not weights:
             return []
-        branches, params = [], []
+        values = ", ".join(["(%s::tsquery, %s::float8)"] * len(weights))
+        params: list[Any] = []
+        for term, weight in weights.items():
+            params += [term, weight]
+        branches = []
         for term in weights:
+            # Each branch carries what the answer needs, so no candidate is read twice.
             branches.append(
-                "SELECT m.id FROM unnest(%s::uuid[]) AS n(id) CROSS JOIN LATERAL ("
-                "  SELECT id FROM memory_memoryitem WHERE namespace_id = n.id"
+                "SELECT m.* FROM unnest(%s::uuid[]) AS n(id) CROSS JOIN LATERAL ("
+                "  SELECT id, tier, key, content, revision, updated_at, search_vector"
+                "  FROM memory_memoryitem WHERE namespace_id = n.id"
                 "  AND search_vector @@ %s::tsquery AND quarantine_state <> 'pending'"
                 "  ORDER BY updated_at DESC, id DESC LIMIT %s) m")
             params += [namespace_ids, term, TERM_CANDIDATES]
-        values = ", ".join(["(%s::tsquery, %s::float8)"] * len(weights))
-        for term, weight in weights.items():
-            params += [term, weight]
         total = sum(weights.values())
         # Only the fixed fragments above are joined into the text; every value is a parameter.
         sql = (
-            f"WITH candidates AS ({' UNION '.join(branches)}), "  # noqa: S608
-            f"terms(q, w) AS (VALUES {values}) "
-            "SELECT m.id, m.tier, m.key, m.content, m.revision, m.updated_at, "
-            "  (SELECT sum(t.w) FROM terms t WHERE m.search_vector @@ t.q) / %s AS score "
-            "FROM memory_memoryitem m JOIN candidates USING (id) "
-            "ORDER BY score DESC, m.updated_at DESC, m.id DESC LIMIT %s"
+            f"WITH terms(q, w) AS (VALUES {values}), "  # noqa: S608
+            f"candidates AS ({' UNION ALL '.join(branches)}), "
+            "scored AS (SELECT DISTINCT ON (id) id, tier, key, content, revision, updated_at, "
+            "  (SELECT sum(t.w) FROM terms t WHERE search_vector @@ t.q) / %s AS score "
+            "  FROM candidates ORDER BY id) "
+            "SELECT * FROM scored ORDER BY score DESC, updated_at DESC, id DESC LIMIT %s"
         )
         return _dict_rows(sql, [*params, total, limit])
 

@@ -97,8 +97,15 @@ def item(put) -> c.RetainResult:  # type: ignore[no-untyped-def]
     return put("the original text", "peers", "bob")
 
 
+#: Kinds whose slow steps are the locks below (the built-in store's tables, also behind the
+#: wire). A kind keeping its memory elsewhere adds its own two slow steps here.
+LOCKED_KINDS = frozenset({"local", "http"})
+
+
 @pytest.fixture(autouse=True)
-def capabilities_known(provider: c.Provider) -> None:
+def capabilities_known(provider_kind: str, provider: c.Provider) -> None:
+    if provider_kind not in LOCKED_KINDS:
+        pytest.skip(f"no two-step slow case written for the {provider_kind} kind yet")
     # A remote client learns whether writes are deduplicated before the slow call, so a reply
     # it gives up on is a Timeout rather than "uncertain".
     provider.capabilities(deadline=DEADLINE)
@@ -208,9 +215,3 @@ class TestWithinTheDeadline:
         assert result.revision == 2
         assert content_of(provider, scope, item.id) == "in time"
 
-
-class TestScope:
-    def test_a_scope_without_a_real_partition_is_an_invalid_request(self, provider):
-        # Both kinds must answer a malformed scope alike (local once said not_found).
-        with pytest.raises(c.InvalidRequest):
-            provider.recall("x", scope=c.Scope.of(None), deadline=DEADLINE)  # type: ignore[arg-type]

@@ -231,6 +231,11 @@ class TestRecall:
             assert "facts/theirs.md" not in {hit.source for hit in result.hits}
             assert result.quarantined == []
 
+    def test_a_scope_without_a_real_partition_is_an_invalid_request(self, provider):
+        # Both kinds must answer a malformed scope alike (local once said not_found).
+        with pytest.raises(c.InvalidRequest):
+            recall(provider, "x", c.Scope.of(None))  # type: ignore[arg-type]
+
     def test_it_answers_not_found_for_an_unknown_partition(self, provider):
         with pytest.raises(c.NotFound):
             recall(provider, "anything", c.Scope.of("ocmem_v1_" + "0" * 32))
