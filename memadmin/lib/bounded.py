@@ -61,8 +61,9 @@ def statements_within(left: Callable[[], float]) -> Iterator[None]:
         if seconds <= 0:
             raise OutOfTime("no time left for the next statement")
         millis = _millis(seconds)
-        # The raw cursor: Django's wrapper would run this through the wrappers again.
-        context["cursor"].cursor.execute(_SET, [millis, millis])
+        # On the raw connection (a fresh client-side cursor): Django's cursor would run this
+        # through the wrappers again, and a server-side cursor cannot take a second query.
+        context["connection"].connection.execute(_SET, [millis, millis])
         return execute(sql, params, many, context)
 
     # Transaction-local settings end with an outermost transaction; inside a caller's they
