@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError
 from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.endpoint.auth import Caller
 from memadmin.endpoint.tools import declared_tool, run_tool, validate_arguments
+from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.registry import provider_for
 from memadmin.workspaces.models import Namespace
 
 MAX_DEADLINE = 30.0
+#: Time kept back from ``deadlineAt`` for the answer to reach the caller: 50 ms, or a tenth of
+#: a shorter budget.
+ANSWER_MARGIN = 0.05
 #: The largest ``limit`` a delete may carry (PostgreSQL's LIMIT is a bigint; beyond it the store
 #: would fail, and a client error must not look like an outage).
 MAX_DELETE_LIMIT = 2**31 - 1
@@ -33,7 +38,7 @@ def _text_field(body: dict[str, Any], key: str, *, required: bool = True) -> str
 class Request:
     """One decoded, checked request."""
 
-    def __init__(self, body: Any, caller: Caller) -> None:
+    def __init__(self, body: Any, caller: Caller, deadline: c.Deadline) -> None:
         body = wire.obj(body, "body")
         wire.check_strings(body)
         if body.get("version") != wire.VERSION or isinstance(body.get("version"), bool):
@@ -44,10 +49,9 @@ class Request:
         self.body, self.caller, self.operation = body, caller, str(operation)
         self.operation_id = str(_text_field(body, "operationId"))
         deadline_at = wire.parse_time(body.get("deadlineAt"), "deadlineAt")
-        remaining = (deadline_at - timezone.now()).total_seconds()
-        if remaining <= 0:
+        if deadline_at <= timezone.now():
             raise c.Timeout("deadlineAt has already passed")
-        self.deadline = min(remaining, MAX_DEADLINE)
+        self.deadline = deadline
         if caller.is_agent and self.operation not in wire.AGENT_OPERATIONS:
             raise c.Forbidden("agent tokens may only recall and use tools")
         if self.operation == "tool" and not caller.is_agent:
@@ -85,27 +89,63 @@ class Request:
         return found
 
 
-def serve(body: Any, caller: Caller) -> dict[str, Any]:
+def request_deadline(body: Any) -> c.Deadline:
+    """The deadline of a request, taken from its ``deadlineAt`` before anything else runs:
+    that moment less the answer's margin, on the monotonic clock, at most 30 seconds away.
+    Without a usable ``deadlineAt`` the request will be refused after authentication; until
+    then it gets the longest budget."""
+    try:
+        deadline_at = wire.parse_time(body.get("deadlineAt"), "deadlineAt")  # type: ignore[union-attr]
+    except (c.ProviderError, AttributeError):
+        return c.Deadline.after(MAX_DEADLINE)
+    remaining = (deadline_at - timezone.now()).total_seconds()
+    remaining -= min(ANSWER_MARGIN, max(remaining, 0.0) / 10)
+    return c.Deadline.after(min(remaining, MAX_DEADLINE))
+
+
+def bounded[T](deadline: c.Deadline, step: Callable[[], T]) -> T:
+    """Run ``step`` (authentication, the partition lookup, a handler and its audit event) in one
+    transaction whose every statement gets only the time left; ``Timeout`` when it runs out,
+    also when the work is done but the time ran out before the commit (then it is rolled back).
+    """
+    try:
+        with statements_within(deadline.remaining):
+            return step()
+    except OutOfTime:
+        raise c.Timeout("the request did not finish within its deadline") from None
+    except DatabaseError as exc:
+        if is_timeout(exc):
+            raise c.Timeout("the request did not finish within its deadline") from None
+        raise
+
+
+def serve(body: Any, caller: Caller, deadline: c.Deadline) -> dict[str, Any]:
     """The JSON answer to one request, or a ProviderError."""
-    request = Request(body, caller)
+    request = Request(body, caller, deadline)
     if request.operation in wire.UNSCOPED_OPERATIONS:
         return _unscoped(request)
-    namespaces = request.namespaces()
+    namespaces = bounded(deadline, request.namespaces)
     provider = provider_for(namespaces[0].resource.provider)
     scope = c.Scope(tuple(ns.partition_key for ns in namespaces))
     handler = HANDLERS[request.operation]
     if caller.is_agent:
         return handler(request, provider, scope, namespaces)
-    with transaction.atomic():
-        answer = handler(request, provider, scope, namespaces)
-        audit_event_create(
-            workspace=caller.workspace, actor=Actor.system(caller.label),
-            action=f"api.{request.operation}", target_type="scope",
-            target_id=",".join(ns.slug for ns in namespaces)[:1000],
-            data={"operation_id_chars": len(request.operation_id),
-                  "partitions": len(namespaces), **_audit_counts(answer),
-                  **_audit_request(request)},
-        )
+    return bounded(deadline, lambda: _audited(request, handler, provider, scope, namespaces))
+
+
+def _audited(request: Request, handler: Any, provider: c.Provider, scope: c.Scope,
+             namespaces: list[Namespace]) -> dict[str, Any]:
+    """An admin operation and its audit event, in the caller's (bounded) transaction."""
+    caller = request.caller
+    answer = handler(request, provider, scope, namespaces)
+    audit_event_create(
+        workspace=caller.workspace, actor=Actor.system(caller.label),
+        action=f"api.{request.operation}", target_type="scope",
+        target_id=",".join(ns.slug for ns in namespaces)[:1000],
+        data={"operation_id_chars": len(request.operation_id),
+              "partitions": len(namespaces), **_audit_counts(answer),
+              **_audit_request(request)},
+    )
     return answer
 
 
@@ -126,7 +166,8 @@ def _audit_request(request: Request) -> dict[str, Any]:
 
 
 def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
-    counts = {k: answer[k] for k in ("removed", "held", "count", "revision") if k in answer}
+    counts: dict[str, Any] = {k: answer[k] for k in ("removed", "held", "count", "revision")
+                              if k in answer}
     if isinstance(answer.get("items"), list):
         counts["items"] = len(answer["items"])
     if isinstance(answer.get("id"), str):
@@ -143,15 +184,16 @@ def _unscoped(request: Request) -> dict[str, Any]:
     if config is None:
         raise c.Unavailable("this workspace has no enabled built-in provider")
     provider = provider_for(config)
-    return wire.health_to_wire(provider.health(deadline=min(request.deadline,
-                                                            config.health_deadline_ms / 1000)))
+    return wire.health_to_wire(provider.health(
+        deadline=min(request.deadline.remaining(), config.health_deadline_ms / 1000)))
 
 
 Handler = Any
 
 
 def _kw(request: Request, scope: c.Scope) -> dict[str, Any]:
-    return {"scope": scope, "deadline": request.deadline}
+    # The time left now (the store builds its own Deadline from it at once).
+    return {"scope": scope, "deadline": request.deadline.remaining()}
 
 
 def _write_kw(request: Request, scope: c.Scope) -> dict[str, Any]:
@@ -216,7 +258,7 @@ def _tool(request: Request, provider: c.Provider, scope: c.Scope,
     arguments = validate_arguments(tool, request.body.get("arguments", {}))
     result = run_tool(provider, tool, arguments, may_write=request.caller.may_write,
                       operation_id=request.operation_id, actor=request.caller.label,
-                      scope=scope, deadline=request.deadline)
+                      scope=scope, deadline=request.deadline.remaining())
     return {"result": result}
 
 

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from memadmin.endpoint.auth import authenticate
-from memadmin.endpoint.operations import serve
+from memadmin.endpoint.operations import bounded, request_deadline, serve
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 
@@ -106,9 +106,20 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         return response
     agent = False
     try:
-        caller = authenticate(request.headers.get("Authorization"))
+        # The body first, for its deadline: authentication and everything after it run within
+        # the time the caller gave. A body that cannot be read is refused only after
+        # authentication, as before (a stranger learns nothing about the body rules).
+        try:
+            body: object = _read_body(request)
+            unreadable: c.ProviderError | None = None
+        except c.ProviderError as error:
+            body, unreadable = None, error
+        deadline = request_deadline(body)
+        caller = bounded(deadline, lambda: authenticate(request.headers.get("Authorization")))
         agent = caller.is_agent
-        answer = serve(_read_body(request), caller)
+        if unreadable is not None:
+            raise unreadable
+        answer = serve(body, caller, deadline)
     except c.ProviderError as error:
         return _error(error, agent=agent)
     except DatabaseError:

@@ -2,7 +2,8 @@
 
 Writes run in the caller's transaction (a savepoint inside it), keep the previous revision,
 maintain the per-namespace counters and refuse frozen targets and erased subjects. Every call is
-bounded by its deadline through a transaction-local ``statement_timeout``.
+bounded by its deadline: each statement gets the time left as its ``statement_timeout`` and
+``lock_timeout``, and a call that finished after its deadline is rolled back as ``Timeout``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import binascii
 import datetime as dt
 import hashlib
 import json
+import math
 import re
 import secrets
 import time
@@ -21,13 +23,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-import psycopg.errors
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
 from memadmin.gdpr.models import Tombstone
+from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.lib.keys import canonical_json, subject_hashes_all_keys
 from memadmin.memory.models import (
     SEARCH_CONFIG,
@@ -42,7 +44,11 @@ from memadmin.quarantine import screening
 from memadmin.workspaces.models import Namespace
 
 OPERATION_RETENTION = dt.timedelta(hours=24)
-RECALL_CANDIDATES = 500
+#: Recall: at most this many meaningful terms of a question; each term's newest matches per
+#: namespace that are ranked; matches counted per term to weigh its rarity.
+RECALL_TERMS_MAX = 16
+TERM_CANDIDATES = 200
+TERM_COUNT_CAP = 1000
 SLUG_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
 DAILY_KEY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -62,6 +68,28 @@ def sanitize_query(text: str | None) -> str:
 
 def _query_terms(query: str) -> list[str]:
     return [t.lower() for t in re.findall(r"\w+", query) if t.lower() not in {"or", "and", "not"}]
+
+
+def _question_terms(query: str) -> list[str]:
+    """The meaningful terms of a question as tsquery literals: the search configuration's
+    lexemes (stop words dropped, words stemmed), first ones first, at most RECALL_TERMS_MAX."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s)) "
+            "ORDER BY positions[1] LIMIT %s", [SEARCH_CONFIG, query, RECALL_TERMS_MAX])
+        lexemes = [row[0] for row in cursor.fetchall()]
+    # Quoted, so no lexeme is read as tsquery syntax.
+    return ["'" + x.replace("\\", "\\\\").replace("'", "''") + "'" for x in lexemes]
+
+
+def _dict_rows(sql: str, params: list[Any], *, plain: bool = False) -> list[Any]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+        if plain:
+            return rows
+        names = [col.name for col in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in rows]
 
 
 def snippet_for(content: str, query: str) -> str:
@@ -185,24 +213,18 @@ class LocalProvider(c.Provider):
     # -- plumbing ---------------------------------------------------------------------------
 
     @contextmanager
-    def _bounded(self, deadline: float) -> Iterator[None]:
-        """A savepoint whose statements give up when ``deadline`` runs out."""
-        if deadline <= 0:
-            raise c.Timeout("the deadline has already passed")
-        millis = str(max(1, int(deadline * 1000)))
+    def _bounded(self, deadline: float | c.Deadline) -> Iterator[c.Deadline]:
+        """A savepoint in which every statement gets only the time left (statement and lock
+        timeouts set before each, lookups included) and which is rolled back, as ``Timeout``,
+        when the deadline passed before it could be released: a late write is never applied."""
+        bound = c.Deadline.of(deadline)
         try:
-            with transaction.atomic():
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT current_setting('statement_timeout')")
-                    previous = cursor.fetchone()[0]
-                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [millis])
-                yield
-                # On success the savepoint is released and SET LOCAL would outlive it in the
-                # caller's transaction; on failure the rollback to the savepoint undoes it.
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+            with statements_within(bound.remaining):
+                yield bound
+        except OutOfTime:
+            raise c.Timeout("the built-in store did not finish within the deadline") from None
         except DatabaseError as exc:
-            if isinstance(exc.__cause__, psycopg.errors.QueryCanceled):
+            if is_timeout(exc):
                 raise c.Timeout("the built-in store did not answer within the deadline") from None
             if isinstance(exc, IntegrityError):
                 raise
@@ -819,39 +841,78 @@ class LocalProvider(c.Provider):
                      limit: int) -> list[dict[str, Any]]:
         """The best ``limit`` rows an agent may see (quarantined ones are left out here, so
         they never take the place of visible ones)."""
-        # Rank a capped candidate set (ranking every match of a common word costs ~1 us per
-        # row); the MATERIALIZED CTE keeps the planner on the GIN index for rare words.
         if query:
-            sql = (
-                "WITH q AS (SELECT websearch_to_tsquery(%s::regconfig, %s) AS query), "
-                "matches AS MATERIALIZED ("
-                "  SELECT m.id, m.tier, m.key, m.content, m.revision, m.updated_at, "
-                "         m.search_vector "
-                "  FROM memory_memoryitem m, q "
-                "  WHERE m.namespace_id = ANY(%s) AND m.search_vector @@ q.query "
-                "    AND m.quarantine_state <> 'pending' LIMIT %s) "
-                "SELECT id, tier, key, content, revision, updated_at, "
-                "       ts_rank(search_vector, q.query, 32) AS score "
-                "FROM matches, q ORDER BY score DESC, updated_at DESC LIMIT %s"
-            )
-            params: list[Any] = [SEARCH_CONFIG, query, namespace_ids, RECALL_CANDIDATES, limit]
-        else:
-            # Per namespace through LATERAL: each walks the keyset index newest first.
-            # (``namespace_id = ANY(array) ORDER BY updated_at`` sorted the whole namespace:
-            # ~0.5 s at 1M items.)
-            sql = (
-                "SELECT m.id, m.tier, m.key, m.content, m.revision, m.updated_at, 1.0 AS score "
-                "FROM unnest(%s::uuid[]) AS n(id) CROSS JOIN LATERAL ("
-                "  SELECT id, tier, key, content, revision, updated_at FROM memory_memoryitem"
-                "  WHERE namespace_id = n.id AND quarantine_state <> 'pending'"
-                "  ORDER BY updated_at DESC, id DESC LIMIT %s) m "
-                "ORDER BY m.updated_at DESC, m.id DESC LIMIT %s"
-            )
-            params = [namespace_ids, limit, limit]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            names = [col.name for col in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+            return self._answer_rows(_question_terms(query), namespace_ids, limit)
+        # Per namespace through LATERAL: each walks the keyset index newest first.
+        # (``namespace_id = ANY(array) ORDER BY updated_at`` sorted the whole namespace:
+        # ~0.5 s at 1M items.)
+        sql = (
+            "SELECT m.id, m.tier, m.key, m.content, m.revision, m.updated_at, 1.0 AS score "
+            "FROM unnest(%s::uuid[]) AS n(id) CROSS JOIN LATERAL ("
+            "  SELECT id, tier, key, content, revision, updated_at FROM memory_memoryitem"
+            "  WHERE namespace_id = n.id AND quarantine_state <> 'pending'"
+            "  ORDER BY updated_at DESC, id DESC LIMIT %s) m "
+            "ORDER BY m.updated_at DESC, m.id DESC LIMIT %s"
+        )
+        return _dict_rows(sql, [namespace_ids, limit, limit])
+
+    def _answer_rows(self, terms: list[str], namespace_ids: list[uuid.UUID],
+                     limit: int) -> list[dict[str, Any]]:
+        """Rows matching any meaningful term of a question, best first: an item scores the
+        rarity weights (``ln(1 + items / matches)``) of the terms it contains over the weight
+        of every term found, so more and rarer matched terms rank higher; newest first on
+        ties. Candidates are each term's newest matches per namespace, with the term written
+        into the statement, so the planner sees how common it is (the keyset index for a common
+        term, the GIN index for a rare one) and a common term costs what a rare one does."""
+        weights = self._term_weights(terms, namespace_ids)
+        if not weights:
+            return []
+        values = ", ".join(["(%s::tsquery, %s::float8)"] * len(weights))
+        params: list[Any] = []
+        for term, weight in weights.items():
+            params += [term, weight]
+        branches = []
+        for term in weights:
+            # Each branch carries what the answer needs, so no candidate is read twice.
+            branches.append(
+                "SELECT m.* FROM unnest(%s::uuid[]) AS n(id) CROSS JOIN LATERAL ("
+                "  SELECT id, tier, key, content, revision, updated_at, search_vector"
+                "  FROM memory_memoryitem WHERE namespace_id = n.id"
+                "  AND search_vector @@ %s::tsquery AND quarantine_state <> 'pending'"
+                "  ORDER BY updated_at DESC, id DESC LIMIT %s) m")
+            params += [namespace_ids, term, TERM_CANDIDATES]
+        total = sum(weights.values())
+        # Only the fixed fragments above are joined into the text; every value is a parameter.
+        sql = (
+            f"WITH terms(q, w) AS (VALUES {values}), "  # noqa: S608
+            f"candidates AS ({' UNION ALL '.join(branches)}), "
+            "scored AS (SELECT DISTINCT ON (id) id, tier, key, content, revision, updated_at, "
+            "  (SELECT sum(t.w) FROM terms t WHERE search_vector @@ t.q) / %s AS score "
+            "  FROM candidates ORDER BY id) "
+            "SELECT * FROM scored ORDER BY score DESC, updated_at DESC, id DESC LIMIT %s"
+        )
+        return _dict_rows(sql, [*params, total, limit])
+
+    @staticmethod
+    def _term_weights(terms: list[str], namespace_ids: list[uuid.UUID]) -> dict[str, float]:
+        """Term (as a tsquery literal) -> its rarity weight, for the terms that match at all.
+        Matches are counted up to TERM_COUNT_CAP (through the GIN index), so a common term
+        costs no more than a rare one; beyond the cap every term is equally common."""
+        if not terms:
+            return {}
+        counts = " UNION ALL ".join(
+            ["SELECT %s::int, (SELECT count(*) FROM (SELECT 1 FROM memory_memoryitem"
+             " WHERE namespace_id = ANY(%s) AND search_vector @@ %s::tsquery LIMIT %s) s)"]
+            * len(terms))
+        params: list[Any] = []
+        for number, term in enumerate(terms):
+            params += [number, namespace_ids, term, TERM_COUNT_CAP]
+        sql = (f"SELECT -1, coalesce(sum(items), 0) FROM memory_namespacecounter "  # noqa: S608
+               f"WHERE namespace_id = ANY(%s) UNION ALL {counts}")
+        found = dict(_dict_rows(sql, [namespace_ids, *params], plain=True))
+        items = max(int(found.pop(-1)), max(found.values(), default=0), 1)
+        return {terms[number]: math.log(1 + items / matches)
+                for number, matches in sorted(found.items()) if matches}
 
     def _quarantined_labels(self, query: str, namespace_ids: list[uuid.UUID]) -> list[str]:
         """Labels (never content) of the pending items the recall would have matched."""
@@ -860,8 +921,11 @@ class LocalProvider(c.Provider):
                "WHERE namespace_id = ANY(%s) AND quarantine_state = 'pending' ")
         params: list[Any] = [namespace_ids]
         if query:
-            sql += "AND search_vector @@ websearch_to_tsquery(%s::regconfig, %s) "
-            params += [SEARCH_CONFIG, query]
+            terms = _question_terms(query)
+            if not terms:
+                return []
+            sql += "AND search_vector @@ %s::tsquery "
+            params.append(" | ".join(terms))
         sql += "ORDER BY updated_at DESC, id DESC LIMIT %s"
         params.append(c.RECALL_MAX_HITS)
         with connection.cursor() as cursor:

@@ -3,6 +3,12 @@
 Plain Python (no Django import), so a backend, the wire server and the wire client can all be
 read against it. Every method takes the keyword-only arguments ``scope`` (the partitions it may
 touch) and ``deadline`` (seconds left); item ids are the provider's own, valid within that scope.
+
+The deadline bounds the whole call: an implementation turns it into a ``Deadline`` when the
+call starts, gives each step (each statement, lock wait, request or file operation) only the
+time still left, and checks it before committing a write: a write whose deadline passed is
+not applied and answers ``Timeout``. A store that cannot be interrupted checks before its write
+and answers ``Timeout`` after it when the time ran out.
 A method raises only the error classes below; anything else is a bug in the backend.
 """
 
@@ -11,7 +17,9 @@ from __future__ import annotations
 import abc
 import dataclasses
 import datetime as dt
+import math
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -153,6 +161,60 @@ ERRORS_BY_CODE: dict[str, type[ProviderError]] = {
 }
 
 
+# -- deadlines ----------------------------------------------------------------------------------
+
+
+class Deadline:
+    """The moment a call must be done by, on the monotonic clock.
+
+    Built once, when the call starts, from the caller's budget (``Deadline.of(deadline)``);
+    every step then takes what is left (``remaining()``) rather than the whole budget again, and
+    a write checks it before committing (``check()``), so it is refused (``Timeout``) rather than
+    applied after the caller has given up. Plain Python, so any provider kind can use it.
+    """
+
+    __slots__ = ("end",)
+
+    def __init__(self, end: float) -> None:
+        self.end = end  # a time.monotonic() value
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(time.monotonic() + seconds)
+
+    @classmethod
+    def of(cls, budget: float | Deadline) -> Deadline:
+        """The deadline of a contract method's ``deadline`` argument (seconds left; a Deadline
+        passes through). A budget of zero or less has already passed."""
+        if isinstance(budget, Deadline):
+            return budget
+        if isinstance(budget, bool) or not isinstance(budget, int | float) or math.isnan(budget):
+            raise InvalidRequest("deadline must be a number of seconds")
+        return cls.after(float(budget))
+
+    def remaining(self) -> float:
+        """Seconds left (0.0 once passed)."""
+        return max(0.0, self.end - time.monotonic())
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.end
+
+    def check(self, step: str = "the call could finish") -> float:
+        """The seconds left, or ``Timeout`` when none are."""
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise Timeout(f"the deadline passed before {step}")
+        return left
+
+    def within(self, seconds: float) -> Deadline:
+        """This deadline, or ``seconds`` from now when that comes first."""
+        return Deadline(min(self.end, time.monotonic() + seconds))
+
+    def __repr__(self) -> str:
+        return f"<Deadline {self.end - time.monotonic():+.3f}s>"
+
+
 # -- values -------------------------------------------------------------------------------------
 
 
@@ -163,8 +225,11 @@ class Scope:
     partitions: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if not self.partitions:
+        if not isinstance(self.partitions, tuple) or not self.partitions:
             raise InvalidRequest("a scope needs at least one partition")
+        # Checked here, so every provider kind answers a malformed scope the same way.
+        if not all(isinstance(p, str) for p in self.partitions):
+            raise InvalidRequest("every partition of a scope must be a string")
 
     @classmethod
     def of(cls, *partitions: str) -> Scope:

@@ -3,7 +3,7 @@ such as memadmin's own endpoint.
 
 Client rules (DESIGN.md "The HTTP wire", seed 001 "Deadlines and retries"):
 
-- one deadline, ``min(deadline, settings.request_deadline)``, across every attempt; each attempt
+- one ``Deadline``, ``min(deadline, settings.request_deadline)``, across every attempt; each attempt
   gets the time left as its connect, write, read and pool timeouts, and the body is read chunk
   by chunk, checking the deadline after each (a body trickling in cannot outlive it);
 - bodies are capped at 64 KiB both ways; a longer answer is cut off, never read into memory;
@@ -279,8 +279,9 @@ class HttpProvider(c.Provider):
             words = _TRANSPORT_WORDS.get(name, "the connection failed")
             raise _Lost(c.Unavailable(words), cause=name) from None
 
-    def _idempotent(self, end: float) -> bool:
-        """Whether the server deduplicates writes (cached per provider for five minutes)."""
+    def _idempotent(self, end: float) -> bool | None:
+        """Whether the server deduplicates writes (cached per provider for five minutes);
+        None when that could not be learnt (no time left to ask, or the question failed)."""
         key = (self.settings.id, self.settings.url)
         now = time.monotonic()
         with _capabilities_lock:
@@ -290,7 +291,7 @@ class HttpProvider(c.Provider):
         try:
             capabilities = self._capabilities(end, retries=False)
         except c.ProviderError:
-            return False
+            return None
         return c.IDEMPOTENT_WRITES in capabilities
 
     def _remember_capabilities(self, capabilities: frozenset[str]) -> None:
@@ -312,10 +313,14 @@ class HttpProvider(c.Provider):
                 retryable = failed.refused or isinstance(error, c.Unavailable)
             except _Lost as failed:
                 error = failed.error
-                if write and not self._idempotent(end):
-                    raise c.Uncertain(
-                        f"the {operation} may or may not have been applied: "
-                        f"{error.message} (the provider does not deduplicate writes)") from None
+                if write:
+                    idempotent = self._idempotent(end)
+                    if not idempotent:
+                        why = ("the provider does not deduplicate writes" if idempotent is False
+                               else "whether the provider deduplicates writes is not known: "
+                                    "there was no time left to ask")
+                        raise c.Uncertain(f"the {operation} may or may not have been applied: "
+                                          f"{error.message} ({why})") from None
                 retryable = True
             else:
                 if answer.status == 200:
@@ -325,7 +330,7 @@ class HttpProvider(c.Provider):
                         raise c.Unavailable("invalid response: not JSON") from None
                 error = self._error(answer)
                 retryable = answer.status in RETRYABLE_STATUSES and (
-                    not write or self._idempotent(end))
+                    not write or bool(self._idempotent(end)))
                 retry_after = _retry_after(answer.retry_after)
             if not retries or not retryable or attempt >= len(self.retry_delays):
                 raise error
@@ -349,13 +354,11 @@ class HttpProvider(c.Provider):
 
     def _call(self, operation: str, fields: dict[str, Any], *, scope: c.Scope | None,
               deadline: float, operation_id: str | None = None) -> Any:
-        seconds = min(deadline, self.settings.request_deadline)
-        if seconds <= 0:
-            raise c.Timeout("the deadline has already passed")
-        end = time.monotonic() + seconds
+        bound = c.Deadline.of(deadline).within(self.settings.request_deadline)
+        seconds = bound.check("the request could be sent")
         raw = self._envelope(operation, fields, scope=scope, operation_id=operation_id,
                              seconds=seconds)
-        return self._exchange(operation, raw, end)
+        return self._exchange(operation, raw, bound.end)
 
     # -- health and capabilities ------------------------------------------------------------
 
@@ -404,10 +407,9 @@ class HttpProvider(c.Provider):
         return (message.strip() or "unhealthy")[:300]
 
     def capabilities(self, *, deadline: float) -> frozenset[str]:
-        seconds = min(deadline, self.settings.request_deadline)
-        if seconds <= 0:
-            raise c.Timeout("the deadline has already passed")
-        return self._capabilities(time.monotonic() + seconds)
+        bound = c.Deadline.of(deadline).within(self.settings.request_deadline)
+        bound.check("the request could be sent")
+        return self._capabilities(bound.end)
 
     def _capabilities(self, end: float, *, retries: bool = True) -> frozenset[str]:
         raw = self._envelope("capabilities", {}, scope=None, operation_id=None,

@@ -601,6 +601,21 @@ class TestWrites:
         assert len(server.of("forget")) == 1
         assert elapsed.seconds < 5 * DEADLINE
 
+    def test_a_write_with_no_time_left_to_ask_does_not_claim_the_server_lacks_dedup(self,
+                                                                                   serve):
+        # The write hangs until the deadline: no time is left to ask for the capabilities, so
+        # the client cannot know, and must not say, that the server does not deduplicate.
+        server = serve(lambda conn, seen, n: conn.hang() if seen.operation == "forget"
+                       else answers(idempotent=True)(conn, seen))
+
+        with pytest.raises(c.Uncertain) as raised:
+            make_provider(server.url).forget(item_id="i-1", operation_id="op", scope=SCOPE,
+                                             deadline=DEADLINE)
+
+        assert "does not deduplicate" not in raised.value.message
+        assert "no time left to ask" in raised.value.message
+        assert server.of("capabilities") == []
+
     def test_a_503_to_a_write_on_a_non_idempotent_server_is_raised_not_retried(self, serve):
         server = serve(lambda conn, seen, n: conn.reply(503, raw=b"")
                        if seen.operation == "delete" else answers(idempotent=False)(conn, seen))

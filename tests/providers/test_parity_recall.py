@@ -231,6 +231,88 @@ class TestRecall:
             assert "facts/theirs.md" not in {hit.source for hit in result.hits}
             assert result.quarantined == []
 
+    def test_a_scope_without_a_real_partition_is_an_invalid_request(self, provider):
+        # Both kinds must answer a malformed scope alike (local once said not_found).
+        with pytest.raises(c.InvalidRequest):
+            recall(provider, "x", c.Scope.of(None))  # type: ignore[arg-type]
+
     def test_it_answers_not_found_for_an_unknown_partition(self, provider):
         with pytest.raises(c.NotFound):
             recall(provider, "anything", c.Scope.of("ocmem_v1_" + "0" * 32))
+
+
+# -- recall that answers questions --------------------------------------------------------------
+
+#: A small relevance set: the items of a namespace, and questions an agent would ask, each with
+#: the item(s) that must come first.
+RELEVANCE_ITEMS: dict[str, str] = {
+    "refund": "Refund limit: agents may refund up to 200 EUR per order without approval.",
+    "double": "Customers who were double charged get the duplicate payment reversed by billing.",
+    "c1042": "Customer 1042 prefers to be contacted by email, never by phone.",
+    "office": "The Lisbon office opens at eight and closes at six.",
+    "deploy": "Deploys happen on Tuesdays after the standup; never deploy on a Friday.",
+    **{f"note{n}": f"Customer note {n}: the customer asked about the status of an order."
+       for n in range(12)},
+}
+RELEVANCE_QUESTIONS: list[tuple[str, set[str]]] = [
+    ("What is the refund limit per order?", {"refund"}),
+    ("Which customer prefers email?", {"c1042"}),
+    ("When does the Lisbon office open?", {"office"}),
+    ("Can we deploy on a Friday?", {"deploy"}),
+    ("I was charged twice, a duplicate payment: who reverses it?", {"double"}),
+    # The question the preview once answered with nothing: its three subjects come first.
+    ("Customer 1042 says they were double charged, what's the refund limit?",
+     {"c1042", "double", "refund"}),
+]
+
+
+class TestAnswers:
+    @pytest.fixture
+    def stored(self, put) -> dict[str, str]:
+        return {put(text, "facts", key).id: key for key, text in RELEVANCE_ITEMS.items()}
+
+    @pytest.mark.parametrize(("question", "first"), RELEVANCE_QUESTIONS)
+    def test_it_ranks_the_items_that_answer_a_question_first(self, provider, scope, stored,
+                                                             question, first):
+        result = recall(provider, question, scope)
+
+        assert_well_formed(result)
+        ranked = [stored[source.id] for source in result.sources]
+        assert set(ranked[:len(first)]) == first, ranked
+
+    def test_scores_differ_when_relevance_does(self, provider, scope, stored):
+        result = recall(provider, RELEVANCE_QUESTIONS[-1][0], scope)
+
+        scores = [hit.score for hit in result.hits]
+        assert scores == sorted(scores, reverse=True)
+        assert scores[0] > scores[-1]
+        # An item matching only the common word ranks below those matching rare ones.
+        by_key = {stored[s.id]: h.score for s, h in zip(result.sources, result.hits,
+                                                        strict=True)}
+        assert by_key["note0"] < min(by_key[k] for k in ("c1042", "double", "refund"))
+
+    def test_it_ranks_newest_first_among_equal_matches(self, provider, scope, put):
+        old = put("The heron nests by the river.", "facts", "old")
+        new = put("A heron nests near the lake.", "facts", "new")
+
+        result = recall(provider, "Where does the heron nest?", scope)
+
+        assert [s.id for s in result.sources] == [new.id, old.id]
+        assert result.hits[0].score == result.hits[1].score
+
+    def test_a_rare_term_is_found_behind_many_newer_common_matches(self, provider, scope, put):
+        wanted = put("The customer with the walrus account pays by invoice.", "facts",
+                     "walrus")
+        for n in range(30):
+            put(f"Customer {n} asked about the weather.", "facts", f"common-{n}")
+
+        result = recall(provider, "Which customer has the walrus account?", scope, limit=5)
+
+        assert result.sources[0].id == wanted.id
+        assert len(result.sources) == 5
+
+    def test_it_stays_within_the_byte_budget(self, provider, scope, stored):
+        result = recall(provider, RELEVANCE_QUESTIONS[-1][0], scope, max_bytes=200)
+
+        assert_well_formed(result, cap=200)
+        assert result.text.startswith("[facts/")
