@@ -250,7 +250,7 @@ def provider_discover(request: AuthenticatedHttpRequest, slug: str,
         error = error or "This kind of provider cannot list the namespaces of its store."
     else:
         try:
-            found = discover(deadline=config.request_deadline_ms / 1000)
+            found = discover(deadline=config.request_deadline)
         except c.ProviderError as exc:
             error = error or f"{exc.code}: {exc.message}"
         else:
