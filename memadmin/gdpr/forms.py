@@ -17,6 +17,12 @@ class RequestFilterForm(forms.Form):
                                                          ("no", "on time")])
     approval = forms.ChoiceField(required=False, label="Approval",
                                  choices=[("", "any"), ("mine", "waiting for my approval")])
+
+
+class RequestSearchForm(RequestFilterForm):
+    """The filters plus the search text, sent by POST only: a subject id typed here never
+    reaches a URL (nor an access log)."""
+
     q = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
                         label="Request id, reason words or exact subject id")
 

@@ -1,10 +1,12 @@
 """Subject-request work that is not a change of state: the preview (counts stored on the
-steps) and the scheduler's upkeep. The state machine itself is ``gdpr/transitions.py``."""
+steps), the scheduler's upkeep and the vacuum after erasures. The state machine itself is
+``gdpr/transitions.py``."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -80,3 +82,46 @@ def subject_requests_upkeep(now: dt.datetime | None = None) -> dict[str, int]:
         if subject_request_close_stopped(subject_request=sr, now=now):
             closed += 1
     return {"expired_files": expired, "closed": closed}
+
+
+# -- vacuum after erasures (a scheduler duty) ---------------------------------------------------
+
+#: Models whose tables an erasure deletes from or rewrites ("app_label.Model"). Until VACUUM
+#: runs, PostgreSQL keeps the old row versions (with the erased text) in the table's pages.
+ERASURE_TOUCHED = ("memory.MemoryItem", "memory.MemoryRevision", "memory.OperationRecord",
+                   "quarantine.QuarantineEntry", "gdpr.SubjectRequest",
+                   "gdpr.SubjectRequestStep", "jobs.Job", "django_tasks_database.DBTaskResult")
+
+
+def erasure_tables() -> list[str]:
+    from django.apps import apps
+
+    return [apps.get_model(label)._meta.db_table for label in ERASURE_TOUCHED]
+
+
+def vacuum_after_erasures(*, force: bool = False) -> dict[str, Any]:
+    """``VACUUM (ANALYZE)`` the tables an erasure touches, if an erasure completed since the
+    last vacuum of the request table (or ``force``). Outside a transaction only (PostgreSQL
+    refuses VACUUM inside one): returns ``{"skipped": why}`` then. See docs/deploy.md on what
+    VACUUM does and does not remove (WAL, backups)."""
+    from django.db import connection
+    from django.db.models import Max
+
+    if connection.in_atomic_block:
+        return {"skipped": "inside a transaction"}
+    latest = (SubjectRequest.objects.filter(kind="erasure", state="completed")
+              .aggregate(latest=Max("completed_at"))["latest"])
+    table = SubjectRequest._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT greatest(last_vacuum, last_autovacuum) FROM pg_stat_user_tables "
+                       "WHERE relname = %s", [table])
+        row = cursor.fetchone()
+    last = row[0] if row else None
+    if not force and (latest is None or (last is not None and last >= latest)):
+        return {"skipped": "no erasure completed since the last vacuum"}
+    tables = erasure_tables()
+    with connection.cursor() as cursor:
+        for name in tables:
+            cursor.execute(f"VACUUM (ANALYZE) {connection.ops.quote_name(name)}")
+    logger.info("vacuumed %d tables after erasures", len(tables))
+    return {"vacuumed": tables}

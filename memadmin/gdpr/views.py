@@ -18,7 +18,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
-from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
+from memadmin.gdpr.forms import (
+    ReasonForm,
+    RequestCreateForm,
+    RequestFilterForm,
+    RequestSearchForm,
+)
 from memadmin.gdpr.receipts import receipt_document
 from memadmin.lib import keys
 from memadmin.lib.http import AuthenticatedHttpRequest
@@ -34,11 +39,14 @@ def _workspace(request: AuthenticatedHttpRequest, slug: str) -> Any:
     return access.get_workspace(request.user, slug, "subject_requests")
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @login_required
 def request_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """The queue. Filters work by GET (links); a search (which may be a subject id) is POSTed,
+    so a clear id never travels in a URL."""
     workspace = _workspace(request, slug)
-    form = RequestFilterForm(request.GET or None)
+    form: RequestFilterForm = (RequestSearchForm(request.POST) if request.method == "POST"
+                               else RequestFilterForm(request.GET or None))
     rows, status = None, 200
     if form.is_bound and not form.is_valid():
         status = 400

@@ -65,6 +65,12 @@ def subject_requests_upkeep() -> object:
     return upkeep()
 
 
+def vacuum_after_erasures() -> object:
+    from memadmin.gdpr.services import vacuum_after_erasures as vacuum
+
+    return vacuum()
+
+
 def default_duties() -> list[Duty]:
     from django.conf import settings
 
@@ -76,6 +82,7 @@ def default_duties() -> list[Duty]:
         Duty("expire operation records", 3600, expire_operation_records),
         Duty("expire export files", 3600, expire_export_files),
         Duty("subject request upkeep", 300, subject_requests_upkeep),
+        Duty("vacuum after erasures", 3600, vacuum_after_erasures),
     ]
 
 

@@ -345,6 +345,7 @@ TARGETS: list[Target] = [
     # -- memory: browse, detail, edit ----------------------------------------------------------
     Target("memory:items", "GET", "alice", memory_forms.ItemFilterForm),
     Target("memory:items", "GET", "alice", memory_forms.ItemFilterForm, htmx=True),
+    Target("memory:items", "POST", "alice", memory_forms.ItemFilterForm, label="posted"),
     Target("memory:item", "GET", "carl", None, ("a", "b"), lambda w: {"a": "1", "b": "2"}),
     Target("memory:item_edit", "POST", "alice", memory_forms.ItemEditForm, (), _item_edit_base,
            ("memory",)),
@@ -457,6 +458,7 @@ TARGETS: list[Target] = [
            read_audits=VIEWED, label="matching"),
     # -- subject requests ------------------------------------------------------------------------
     Target("gdpr:list", "GET", "carl", gdpr_forms.RequestFilterForm),
+    Target("gdpr:list", "POST", "carl", gdpr_forms.RequestSearchForm, label="search"),
     Target("gdpr:new", "POST", "carl", gdpr_forms.RequestCreateForm, (),
            lambda w: {"kind": "erasure", "subject_id": "user:jane.doe@example.com",
                       "reason": "Art. 17 request of 3 May"}, ("requests",)),

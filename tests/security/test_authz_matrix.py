@@ -213,7 +213,8 @@ ROWS: dict[str, Row] = {
     "memory:search": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "memory:resource_freeze": Row(RES, get=NOT_ALLOWED, post=gate(EDIT, 302), data=FREEZE),
     "memory:resource_lift": Row(RES, get=NOT_ALLOWED, post=gate(EDIT, 302), data=LIFT),
-    "memory:items": Row(NS, get=gate(CONTENT_NS, 200), post=NOT_ALLOWED),
+    # POST: the filter form (a subject id never goes in a URL); valid filters redirect.
+    "memory:items": Row(NS, get=gate(CONTENT_NS, 200), post=gate(CONTENT_NS, 302)),
     "memory:items_delete": Row(NS, get=NOT_ALLOWED, post=gate(EDIT_NS, 302)),
     "memory:export": Row(NS, get=gate(EDIT_NS, 200), post=NOT_ALLOWED),
     "memory:recall": Row(NS, get=gate(CONTENT_NS, 200), post=NOT_ALLOWED),
@@ -244,7 +245,7 @@ ROWS: dict[str, Row] = {
 
     # Receipts' public keys are published: verifying needs no secret and no login.
     "gdpr:receipt_keys": Row(NONE, get=everyone(200), post=NOT_ALLOWED),
-    "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
+    "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 200)),
     "gdpr:new": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 400)),
     "gdpr:detail": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
     "gdpr:receipt": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
