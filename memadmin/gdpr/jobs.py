@@ -101,9 +101,9 @@ def subject_request_run(ctx: JobContext) -> dict[str, Any]:
                               verification=verification)
     else:
         complete = all(s.state in ("done", "unsupported") for s in steps)
-        name = ""
-        if complete:
-            name = access_output.assemble(sr, steps, _withheld(ctx))
+        # A partial request delivers what was gathered too, naming what is missing (its parts
+        # are kept for the retry's bundle).
+        name = access_output.assemble(sr, steps, _withheld(ctx), final=complete)
         subject_request_close(actor=actor, subject_request=sr,
                               state="completed" if complete else "partial", access_file=name)
     return {"state": sr.state,
@@ -161,6 +161,9 @@ def _run_step(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep) -> 
     step.state, step.attempts = "running", step.attempts + 1
     step.started_at = step.started_at or now
     step.save(update_fields=["state", "attempts", "started_at"])
+    if config is not None and not config.enabled:
+        _record(step, "failed", error="the provider is disabled")
+        return
     if config is None or subject is None:
         _record(step, "failed", error="the provider was deleted" if config is None
                 else "the subject id is no longer available")

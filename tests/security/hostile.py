@@ -464,6 +464,8 @@ TARGETS: list[Target] = [
                       "reason": "Art. 17 request of 3 May"}, ("requests",)),
     Target("gdpr:override", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "court order 17"}, ("requests",), label="override"),
+    Target("gdpr:resolve_step", "POST", "carl", gdpr_forms.StepResolveForm, (),
+           lambda w: {"step": "1", "justification": "handled by post"}, ("requests",)),
     # ada asked for the erasure awaiting approval: carl is the second pair of eyes.
     Target("gdpr:deny", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "no legal basis"}, ("requests",),
@@ -530,7 +532,8 @@ NO_INPUT.update({
 NO_INPUT.update({
     name: "an action on the request named in the URL; it reads only the ReasonForm that "
           "gdpr:override and gdpr:deny are fed through"
-    for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview")
+    for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview",
+                 "gdpr:close")
 })
 NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
 NO_INPUT["providers:metrics"] = "bearer-token endpoint; covered by test_hostile_metrics_tokens"

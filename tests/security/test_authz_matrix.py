@@ -258,6 +258,8 @@ ROWS: dict[str, Row] = {
     "gdpr:cancel": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:retry": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:override": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:resolve_step": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:close": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
     "audit:list": Row(WS, get=gate(AUDIT, 200), post=NOT_ALLOWED),
     "audit:export": Row(lambda w: {"slug": w.ws, "fmt": "csv"}, get=gate(AUDIT, 200),
