@@ -268,7 +268,8 @@ def _verify(sr: SubjectRequest, steps: list[SubjectRequestStep]) -> dict[str, An
         if step.provider is None:
             found, note = None, "the provider was deleted"
         else:
-            found, note = subject_count(step.provider, subject)
+            answer = subject_count(step.provider, subject)
+            found, note = answer.found, answer.note
         step.residue = found
         step.save(update_fields=["residue"])
         residue[step.provider_label] = found

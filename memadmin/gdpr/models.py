@@ -109,6 +109,7 @@ class SubjectRequestStep(models.Model):
     provider_label = models.CharField(max_length=200)
     state = models.CharField(max_length=12, default="pending")
     found = models.BigIntegerField(null=True, blank=True, help_text="Preview count; null = unknown")
+    found_more = models.BooleanField(default=False, help_text="found is a lower bound")
     removed = models.BigIntegerField(default=0)
     held = models.BigIntegerField(default=0)
     exported = models.BigIntegerField(default=0)

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor
 from memadmin.gdpr.models import REQUEST_OPEN_STATES, SubjectRequest, SubjectRequestStep
-from memadmin.gdpr.selectors import subject_count
+from memadmin.gdpr.selectors import subject_counts
 from memadmin.gdpr.transitions import (
     SubjectRequestError,
     audit_request_event,
@@ -27,9 +27,10 @@ logger = logging.getLogger(__name__)
 
 def subject_request_preview(*, actor: Actor,
                             subject_request: SubjectRequest) -> list[SubjectRequestStep]:
-    """Dry run: ask every step's provider how many items carry the subject (within its
-    deadline) and store it as ``found``: None means "cannot tell", with the reason in ``error``.
-    Changes nothing in any store. Returns the steps."""
+    """Dry run: ask every step's provider at once how many items carry the subject (one
+    overall deadline, the slowest provider's) and store it as ``found`` (``found_more``: a
+    lower bound, "more than N"): None means "cannot tell", with the reason in ``error``. What
+    came back in time is saved. Changes nothing in any store. Returns the steps."""
     sr = subject_request
     require_role(actor, sr.workspace)
     sr.refresh_from_db()
@@ -38,27 +39,21 @@ def subject_request_preview(*, actor: Actor,
         raise SubjectRequestError("a closed request can no longer be previewed")
     steps = list(SubjectRequestStep.objects.filter(request=sr)
                  .select_related("provider").order_by("pk"))
-    answers: dict[int, tuple[int | None, str]] = {}
-    for step in steps:
-        answers[step.pk] = _count_for_preview(step, subject)
+    answers = subject_counts(steps, subject)
     with transaction.atomic():
         for step in steps:
-            step.found, note = answers[step.pk]
+            answer = answers[step.pk]
+            step.found, step.found_more = answer.found, answer.more
             if step.state == "pending":
-                step.error = note
-                step.save(update_fields=["found", "error"])
+                step.error = answer.note
+                step.save(update_fields=["found", "found_more", "error"])
             else:
-                step.save(update_fields=["found"])
+                step.save(update_fields=["found", "found_more"])
         audit_request_event(actor=actor, subject_request=sr, action="preview",
                             found={str(s.pk): s.found for s in steps},
-                            unknown=sum(1 for s in steps if s.found is None))
+                            unknown=sum(1 for s in steps if s.found is None),
+                            lower_bounds=sum(1 for s in steps if s.found_more))
     return steps
-
-
-def _count_for_preview(step: SubjectRequestStep, subject: str) -> tuple[int | None, str]:
-    if step.provider is None:
-        return None, "the provider was deleted"
-    return subject_count(step.provider, subject)
 
 
 # -- upkeep (a scheduler duty) ------------------------------------------------------------------
