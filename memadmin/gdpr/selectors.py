@@ -190,12 +190,12 @@ def subject_count(config: ProviderConfig, subject: str, *,
     """How many items of the subject the provider holds, within one deadline for the whole
     answer (``end``, a ``time.monotonic()`` value; default: the provider's request deadline
     from now), however many scopes and pages that takes."""
-    scopes, fallback = provider_scopes(config) if scopes is None else scopes
+    groups, fallback = provider_scopes(config) if scopes is None else scopes
     provider = provider_for(config)
     end = time.monotonic() + config.request_deadline_ms / 1000 if end is None else end
     filters = c.ItemFilters(subject=subject)
     total = 0
-    for scope in scopes:
+    for scope in groups:
         left = end - time.monotonic()
         if left <= 0:
             return _out_of_time(total)
