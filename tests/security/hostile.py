@@ -465,7 +465,8 @@ TARGETS: list[Target] = [
     Target("gdpr:override", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "court order 17"}, ("requests",), label="override"),
     Target("gdpr:resolve_step", "POST", "carl", gdpr_forms.StepResolveForm, (),
-           lambda w: {"step": "1", "justification": "handled by post"}, ("requests",)),
+           lambda w: {"step": w.partial_step, "justification": "handled by post"},
+           ("requests",), kwargs={"request_id": Ref("partial_request_id")}),
     # ada asked for the erasure awaiting approval: carl is the second pair of eyes.
     Target("gdpr:deny", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "no legal basis"}, ("requests",),
