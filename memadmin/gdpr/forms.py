@@ -48,3 +48,11 @@ class StepResolveForm(forms.Form):
     step = forms.IntegerField(min_value=1, max_value=2**62)
     justification = forms.CharField(max_length=REASON_MAX_CHARS,
                                     widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class ExtendForm(forms.Form):
+    """Extend the due date (Art. 12(3)): by one or two months, with the reason."""
+
+    months = forms.TypedChoiceField(choices=[(1, "one month"), (2, "two months")], coerce=int)
+    reason = forms.CharField(max_length=REASON_MAX_CHARS,
+                             widget=forms.Textarea(attrs={"rows": 2}))

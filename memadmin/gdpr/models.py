@@ -65,6 +65,11 @@ class SubjectRequest(models.Model):
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
                             related_name="+")
     due_at = models.DateTimeField()
+    # Art. 12(3): the due date moved on by up to two months in all, with a reason (audited).
+    extension_months = models.PositiveSmallIntegerField(default=0)
+    extension_reason = models.CharField(max_length=2000, blank=True)
+    extended_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)

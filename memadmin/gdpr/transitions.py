@@ -533,6 +533,47 @@ def subject_request_close_with_exceptions(*, actor: Actor, subject_request: Subj
     return sr
 
 
+# -- Art. 12(3): a due-date extension -------------------------------------------------------------
+
+#: At most this many months in all (GDPR Art. 12(3): "by two further months").
+MAX_EXTENSION_MONTHS = 2
+
+
+def _add_months(when: dt.datetime, months: int) -> dt.datetime:
+    import calendar
+
+    month0 = when.month - 1 + months
+    year, month = when.year + month0 // 12, month0 % 12 + 1
+    return when.replace(year=year, month=month,
+                        day=min(when.day, calendar.monthrange(year, month)[1]))
+
+
+def subject_request_extend(*, actor: Actor, subject_request: SubjectRequest, months: int,
+                           reason: str) -> SubjectRequest:
+    """Move an open request's due date on by ``months`` (up to two months in all), with a
+    reason (the subject must be told why). Audited; shown in the list and on the receipt."""
+    sr = subject_request
+    user = require_role(actor, sr.workspace)
+    reason = clean_text(reason, field="reason", required=True)
+    with transaction.atomic():
+        _locked(sr)
+        if sr.state not in REQUEST_OPEN_STATES:
+            raise SubjectRequestError(f"cannot extend a request that is {sr.state_label.lower()}")
+        if not isinstance(months, int) or months < 1 or \
+                sr.extension_months + months > MAX_EXTENSION_MONTHS:
+            raise SubjectRequestError(
+                f"the due date can be extended by {MAX_EXTENSION_MONTHS} months in all "
+                f"({sr.extension_months} used)")
+        sr.due_at = _add_months(sr.due_at, months)
+        sr.extension_months += months
+        sr.extension_reason = scrub.redact(reason, sr.subject_id, scrub.subject_label(sr))
+        sr.extended_by = user
+        _save(sr, "due_at", "extension_months", "extension_reason", "extended_by")
+        _audit(actor, sr, "extend", months=months, total_months=sr.extension_months,
+               due=sr.due_at.isoformat(), reason_chars=len(reason))
+    return sr
+
+
 # -- the job's transitions ----------------------------------------------------------------------
 
 

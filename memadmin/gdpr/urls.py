@@ -25,4 +25,5 @@ urlpatterns = [
     path(ONE + "preview/", views.request_preview, name="preview"),
     path(ONE + "resolve/", views.request_resolve_step, name="resolve_step"),
     path(ONE + "close/", views.request_close, name="close"),
+    path(ONE + "extend/", views.request_extend, name="extend"),
 ]

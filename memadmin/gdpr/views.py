@@ -19,12 +19,14 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.forms import (
+    ExtendForm,
     ReasonForm,
     RequestCreateForm,
     RequestFilterForm,
     RequestSearchForm,
     StepResolveForm,
 )
+from memadmin.gdpr.models import REQUEST_OPEN_STATES
 from memadmin.gdpr.receipts import receipt_document
 from memadmin.lib import keys
 from memadmin.lib.http import AuthenticatedHttpRequest
@@ -105,6 +107,8 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
                 and s.provider.enabled for s in row.step_list),
             "resolve": state == "partial",
             "close": state == "partial",
+            "extend": state in REQUEST_OPEN_STATES
+            and row.extension_months < transitions.MAX_EXTENSION_MONTHS,
             "override": row.kind == "erasure" and state in ("new", "awaiting_approval", "partial")
             and not row.override_hold,
         },
@@ -234,6 +238,27 @@ def request_resolve_step(request: AuthenticatedHttpRequest, slug: str,
         messages.error(request, f"Not done: {exc}.")
     else:
         messages.success(request, "The step is resolved by hand; the receipt shows why.")
+    return redirect("gdpr:detail", workspace.slug, row.pk)
+
+
+@require_POST
+@login_required
+def request_extend(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    form = ExtendForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "To extend the due date, choose one or two months and give "
+                                "the reason.")
+        return redirect("gdpr:detail", workspace.slug, row.pk)
+    try:
+        transitions.subject_request_extend(actor=Actor.of(request.user), subject_request=row,
+                                           months=form.cleaned_data["months"],
+                                           reason=form.cleaned_data["reason"])
+    except transitions.SubjectRequestError as exc:
+        messages.error(request, f"Not done: {exc}.")
+    else:
+        messages.success(request, "The due date is extended; tell the data subject why.")
     return redirect("gdpr:detail", workspace.slug, row.pk)
 
 

@@ -136,3 +136,34 @@ def test_the_pages_offer_resolution_and_closing_and_they_work(partial_access,
     carl.post(reverse("gdpr:close", args=["acme", partial_access.pk]), {"reason": "Done"})
     assert refresh(partial_access).state == "completed_with_exceptions"
     assert "Completed with exceptions" in carl.get(url).content.decode()
+
+
+def test_the_due_date_is_extended_by_up_to_two_months_with_a_reason(actor, workspace,
+                                                                   client_for) -> None:  # type: ignore[no-untyped-def]
+    from memadmin.gdpr.transitions import subject_request_extend
+
+    sr = subject_request_create(actor=actor("carl"), workspace=workspace, kind="access",
+                                subject_id=SUBJECT, reason="Art. 15 letter")
+    due = sr.due_at
+    with pytest.raises(SubjectRequestError, match="reason"):
+        subject_request_extend(actor=actor("carl"), subject_request=sr, months=1, reason="")
+    with pytest.raises(SubjectRequestError):
+        subject_request_extend(actor=actor("vic"), subject_request=sr, months=1, reason="x")
+    subject_request_extend(actor=actor("carl"), subject_request=sr, months=1,
+                           reason=f"{SUBJECT} named three more systems")
+    sr = refresh(sr)
+    assert sr.extension_months == 1 and 28 <= (sr.due_at - due).days <= 31
+    assert SUBJECT not in sr.extension_reason
+    assert AuditEvent.objects.get(action="subject_request.extend").data["months"] == 1
+    with pytest.raises(SubjectRequestError, match="2 months in all"):
+        subject_request_extend(actor=actor("carl"), subject_request=sr, months=2, reason="x")
+    carl = client_for("carl")
+    carl.post(reverse("gdpr:extend", args=["acme", sr.pk]), {"months": "1", "reason": "more"})
+    assert refresh(sr).extension_months == 2
+    assert 'id="extend-form"' not in carl.get(
+        reverse("gdpr:detail", args=["acme", sr.pk])).content.decode()
+    assert ">extended<" in carl.get(reverse("gdpr:list", args=["acme"])).content.decode()
+    subject_request_cancel(actor=actor("carl"), subject_request=sr)
+    extension = refresh(sr).receipt["extension"]
+    assert (extension["months"], extension["by"]) == (2, "carl")
+    assert SUBJECT not in json.dumps(refresh(sr).receipt)

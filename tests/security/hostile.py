@@ -467,6 +467,9 @@ TARGETS: list[Target] = [
     Target("gdpr:resolve_step", "POST", "carl", gdpr_forms.StepResolveForm, (),
            lambda w: {"step": w.partial_step, "justification": "handled by post"},
            ("requests",), kwargs={"request_id": Ref("partial_request_id")}),
+    Target("gdpr:extend", "POST", "carl", gdpr_forms.ExtendForm, (),
+           lambda w: {"months": "1", "reason": "the subject sent more stores to check"},
+           ("requests",)),
     # ada asked for the erasure awaiting approval: carl is the second pair of eyes.
     Target("gdpr:deny", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "no legal basis"}, ("requests",),

@@ -260,6 +260,7 @@ ROWS: dict[str, Row] = {
     "gdpr:override": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:resolve_step": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:close": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:extend": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
     "audit:list": Row(WS, get=gate(AUDIT, 200), post=NOT_ALLOWED),
     "audit:export": Row(lambda w: {"slug": w.ws, "fmt": "csv"}, get=gate(AUDIT, 200),
