@@ -52,14 +52,14 @@ def seed(namespaces: list[Any], items: int) -> None:
 
 def erase_once(actor: Any, workspace: Any) -> tuple[float, dict[str, Any]]:
     from memadmin.gdpr.models import SubjectRequest, Tombstone
-    from memadmin.gdpr.services import subject_request_create, subject_request_submit
+    from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
     from memadmin.jobs import runner
 
     Tombstone.objects.all().delete()  # each run starts as the first did
     request = subject_request_create(actor=actor, workspace=workspace, kind="erasure",
                                      subject_id=SUBJECT, reason="benchmark")
     started = time.perf_counter()
-    subject_request_submit(actor=actor, request=request)
+    subject_request_submit(actor=actor, subject_request=request)
     job = SubjectRequest.objects.get(pk=request.pk).job
     outcome = runner.run_job(str(job.pk))
     elapsed = time.perf_counter() - started
