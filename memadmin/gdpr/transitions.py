@@ -386,11 +386,20 @@ def subject_request_cancel(*, actor: Actor, subject_request: SubjectRequest) -> 
 def _close_cancelled(sr: SubjectRequest) -> None:
     """Close a request as ``cancelled`` (its clear id dropped, a receipt sealed), in the
     caller's transaction with the row locked."""
+    from memadmin.gdpr import access_output
+    from memadmin.lib.files import delete_file
+
     sr.state, sr.completed_at = "cancelled", timezone.now()
     redacted = scrub.request_texts_redact(sr, sr.subject_id)
     sr.subject_id = None
     SubjectRequestStep.objects.filter(request=sr, state__in=UNFINISHED_STEPS).update(
         next_attempt_at=None)
+    if sr.kind == "access":
+        # What a partly done access request gathered goes with it (it quotes the clear id).
+        access_output.delete_parts(sr)
+        delete_file(sr.access_file)
+        sr.access_file, sr.access_file_expires_at = "", None
+        redacted += ["access_file", "access_file_expires_at"]
     _save(sr, "state", "completed_at", "subject_id", *redacted)
     receipt_seal(sr)
 

@@ -109,12 +109,16 @@ def test_a_step_is_resolved_by_hand_then_the_request_closed_with_exceptions(
         subject_request_retry(actor=actor("carl"), subject_request=sr)
 
 
-def test_a_partial_request_can_be_cancelled(partial_access, actor) -> None:
+def test_a_partial_request_can_be_cancelled(partial_access, actor, storage) -> None:
     with pytest.raises(SubjectRequestError):
         subject_request_cancel(actor=actor("alice"), subject_request=partial_access)
+    assert [p for p in storage.rglob("*") if p.is_file()]  # the bundle and its parts
     subject_request_cancel(actor=actor("carl"), subject_request=partial_access)
     sr = refresh(partial_access)
     assert (sr.state, sr.subject_id, sr.receipt["state"]) == ("cancelled", None, "cancelled")
+    # What it had gathered (which quotes the clear id) went with it.
+    assert sr.access_file == ""
+    assert [p for p in storage.rglob("*") if p.is_file()] == []
 
 
 def test_the_pages_offer_resolution_and_closing_and_they_work(partial_access,
