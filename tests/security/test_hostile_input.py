@@ -221,7 +221,7 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
     "requests": lambda: (
         _rows(SubjectRequest.objects, "id", "kind", "state", "subject_hash", "subject_id",
               "reason", "decision_reason", "decided_by_id", "override_hold",
-              "override_reason", "job_id"),
+              "override_reason", "job_id", "extension_months", "extension_reason"),
         _rows(SubjectRequestStep.objects, "id", "request_id", "state", "found", "error")),
 }
 
