@@ -114,6 +114,7 @@ class TestListAndDetail:
         carol_page = client_for("carol").get(LIST)
         assert 'id="approvals-waiting"' in carol_page.content.decode()
         assert ">1 to approve<" in carol_page.content.decode()
+        assert 'href="?approval=mine" id="waiting-link">1 waiting' in carol_page.content.decode()
         assert 'id="approvals-waiting"' not in client_for("carl").get(LIST).content.decode()
         rows = client_for("carol").get(LIST, {"approval": "mine"}).context["rows"]
         assert [r.pk for r in rows] == [erasure.pk]
