@@ -12,3 +12,5 @@ class GdprConfig(AppConfig):
 
         scheduler.register("subject request upkeep", every=300,
                            run="memadmin.gdpr.services.subject_requests_upkeep")
+        scheduler.register("vacuum after erasures", every=3600,
+                           run="memadmin.gdpr.services.vacuum_after_erasures")

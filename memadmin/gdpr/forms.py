@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from django import forms
 
-from memadmin.gdpr.models import REQUEST_STATES, SubjectRequest
+from memadmin.gdpr.models import REQUEST_STATE_LABELS, REQUEST_STATES, SubjectRequest
 from memadmin.gdpr.transitions import REASON_MAX_CHARS
 from memadmin.providers import contract as c
 
 
 class RequestFilterForm(forms.Form):
     state = forms.ChoiceField(required=False, choices=[("", "any"), ("open", "open")] + [
-        (s, s.replace("_", " ")) for s in REQUEST_STATES])
+        (s, REQUEST_STATE_LABELS[s]) for s in REQUEST_STATES])
     kind = forms.ChoiceField(required=False, choices=[("", "any")] + SubjectRequest.KIND_CHOICES)
     overdue = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "overdue"),
                                                          ("no", "on time")])
     approval = forms.ChoiceField(required=False, label="Approval",
                                  choices=[("", "any"), ("mine", "waiting for my approval")])
+
+
+class RequestSearchForm(RequestFilterForm):
+    """The filters plus the search text, sent by POST only: a subject id typed here never
+    reaches a URL (nor an access log)."""
+
     q = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
                         label="Request id, reason words or exact subject id")
 
@@ -33,4 +39,20 @@ class RequestCreateForm(forms.Form):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(required=False, max_length=REASON_MAX_CHARS,
+                             widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class StepResolveForm(forms.Form):
+    """Resolve one step of a partial request by hand: which step, and why (required)."""
+
+    step = forms.IntegerField(min_value=1, max_value=2**62)
+    justification = forms.CharField(max_length=REASON_MAX_CHARS,
+                                    widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class ExtendForm(forms.Form):
+    """Extend the due date (Art. 12(3)): by one or two months, with the reason."""
+
+    months = forms.TypedChoiceField(choices=[(1, "one month"), (2, "two months")], coerce=int)
+    reason = forms.CharField(max_length=REASON_MAX_CHARS,
                              widget=forms.Textarea(attrs={"rows": 2}))

@@ -101,9 +101,9 @@ def subject_request_run(ctx: JobContext) -> dict[str, Any]:
                               verification=verification)
     else:
         complete = all(s.state in ("done", "unsupported") for s in steps)
-        name = ""
-        if complete:
-            name = access_output.assemble(sr, steps, _withheld(ctx))
+        # A partial request delivers what was gathered too, naming what is missing (its parts
+        # are kept for the retry's bundle).
+        name = access_output.assemble(sr, steps, _withheld(ctx), final=complete)
         subject_request_close(actor=actor, subject_request=sr,
                               state="completed" if complete else "partial", access_file=name)
     return {"state": sr.state,
@@ -161,6 +161,9 @@ def _run_step(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep) -> 
     step.state, step.attempts = "running", step.attempts + 1
     step.started_at = step.started_at or now
     step.save(update_fields=["state", "attempts", "started_at"])
+    if config is not None and not config.enabled:
+        _record(step, "failed", error="the provider is disabled")
+        return
     if config is None or subject is None:
         _record(step, "failed", error="the provider was deleted" if config is None
                 else "the subject id is no longer available")
@@ -181,7 +184,7 @@ def _run_step(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep) -> 
             _record(step, "held" if held else "done", removed=removed, held=held)
         else:
             items = _exported(provider, subject, scopes, fallback,
-                              config.request_deadline_ms / 1000)
+                              config.request_deadline)
             written, withheld = access_output.write_part(
                 sr, step, items, progress=lambda: _keep_lease(ctx, sr))
             failpoint("gdpr_step", provider=label, request=sr.pk, stage="after_call",
@@ -216,7 +219,7 @@ def _forget(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep,
             result = provider.forget(
                 data_subject_id=sr.subject_id, override_hold=sr.override_hold,
                 operation_id=operation_id(sr, step, group), actor=actor, scope=scope,
-                deadline=config.request_deadline_ms / 1000)
+                deadline=config.request_deadline)
         except c.NotFound:
             if not fallback:
                 raise
@@ -265,7 +268,8 @@ def _verify(sr: SubjectRequest, steps: list[SubjectRequestStep]) -> dict[str, An
         if step.provider is None:
             found, note = None, "the provider was deleted"
         else:
-            found, note = subject_count(step.provider, subject)
+            answer = subject_count(step.provider, subject)
+            found, note = answer.found, answer.note
         step.residue = found
         step.save(update_fields=["residue"])
         residue[step.provider_label] = found

@@ -10,12 +10,26 @@ from django.db import models
 from memadmin.workspaces.models import Workspace
 
 REQUEST_STATES = ["new", "awaiting_approval", "approved", "running", "completed", "partial",
-                  "denied", "cancelled"]
+                  "completed_with_exceptions", "denied", "cancelled"]
+#: What each state is called on the pages.
+REQUEST_STATE_LABELS = {
+    "new": "New (not submitted)", "awaiting_approval": "Waiting for approval",
+    "approved": "Approved, about to run", "running": "Running", "completed": "Completed",
+    "partial": "Partly done: needs attention",
+    "completed_with_exceptions": "Completed with exceptions", "denied": "Denied",
+    "cancelled": "Cancelled",
+}
 #: States in which the clear subject id is still kept (it is needed to run the request).
 REQUEST_OPEN_STATES = ["new", "awaiting_approval", "approved", "running", "partial"]
 #: The kind of the cascade job that runs a request (its params: the request id only).
 JOB_KIND = "subject_request_run"
-STEP_STATES = ["pending", "running", "done", "held", "unsupported", "retrying", "failed"]
+STEP_STATES = ["pending", "running", "done", "held", "unsupported", "retrying", "failed",
+               "resolved"]
+STEP_STATE_LABELS = {
+    "pending": "waiting", "running": "in progress", "done": "done",
+    "held": "items on hold", "unsupported": "not supported by this system",
+    "retrying": "will try again", "failed": "failed", "resolved": "resolved by hand",
+}
 
 
 class SubjectRequest(models.Model):
@@ -30,7 +44,7 @@ class SubjectRequest(models.Model):
     # Dropped (set to NULL) once the request reaches completed, denied or cancelled.
     subject_id = models.CharField(max_length=256, null=True, blank=True)
     reason = models.CharField(max_length=2000)
-    state = models.CharField(max_length=20, default="new")
+    state = models.CharField(max_length=32, default="new")
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True,
                                      on_delete=models.SET_NULL, related_name="+")
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -51,6 +65,11 @@ class SubjectRequest(models.Model):
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
                             related_name="+")
     due_at = models.DateTimeField()
+    # Art. 12(3): the due date moved on by up to two months in all, with a reason (audited).
+    extension_months = models.PositiveSmallIntegerField(default=0)
+    extension_reason = models.CharField(max_length=2000, blank=True)
+    extended_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
@@ -80,6 +99,10 @@ class SubjectRequest(models.Model):
         indexes = [models.Index(fields=["workspace", "state", "due_at"],
                                 name="subjectrequest_queue")]
 
+    @property
+    def state_label(self) -> str:
+        return REQUEST_STATE_LABELS.get(self.state, self.state)
+
 
 class SubjectRequestStep(models.Model):
     """One provider's part of a request."""
@@ -91,6 +114,7 @@ class SubjectRequestStep(models.Model):
     provider_label = models.CharField(max_length=200)
     state = models.CharField(max_length=12, default="pending")
     found = models.BigIntegerField(null=True, blank=True, help_text="Preview count; null = unknown")
+    found_more = models.BooleanField(default=False, help_text="found is a lower bound")
     removed = models.BigIntegerField(default=0)
     held = models.BigIntegerField(default=0)
     exported = models.BigIntegerField(default=0)
@@ -100,6 +124,12 @@ class SubjectRequestStep(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A step compliance resolved by hand (state ``resolved``): who, when and why. Shown on
+    # the receipt.
+    resolution = models.CharField(max_length=2000, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -107,6 +137,10 @@ class SubjectRequestStep(models.Model):
             models.CheckConstraint(condition=models.Q(state__in=STEP_STATES),
                                    name="subjectstep_state"),
         ]
+
+    @property
+    def state_label(self) -> str:
+        return STEP_STATE_LABELS.get(self.state, self.state)
 
 
 class Tombstone(models.Model):

@@ -19,7 +19,8 @@ from memadmin.lib import keys
 
 RECEIPT_VERSION = 2  # 2: Ed25519, approval digest, reasons without the clear id
 #: States whose receipt is sealed (the request's outcome so far).
-SEALED_STATES = frozenset({"completed", "partial", "denied", "cancelled"})
+SEALED_STATES = frozenset({"completed", "partial", "completed_with_exceptions", "denied",
+                           "cancelled"})
 
 
 def _iso(value: Any) -> str | None:
@@ -40,13 +41,17 @@ def _step(step: SubjectRequestStep, subject: str | None) -> dict[str, Any]:
             "removed": step.removed, "held": step.held, "exported": step.exported,
             "residue": step.residue, "attempts": step.attempts,
             "error": redact(step.error, subject, ERASED),
+            "resolution": {"by": _username(step.resolved_by), "at": _iso(step.resolved_at),
+                           "justification": step.resolution} if step.state == "resolved"
+            else None,
             "finished_at": _iso(step.finished_at)}
 
 
 def receipt_build(sr: SubjectRequest) -> dict[str, Any]:
     """The receipt's content: JSON-native values only, so a downloaded copy re-canonicalises to
     the same bytes."""
-    steps = SubjectRequestStep.objects.filter(request=sr).order_by("pk")
+    steps = SubjectRequestStep.objects.filter(request=sr).select_related(
+        "resolved_by").order_by("pk")
     return {
         "version": RECEIPT_VERSION,
         "request": str(sr.pk),
@@ -60,6 +65,9 @@ def receipt_build(sr: SubjectRequest) -> dict[str, Any]:
         "override_reason": _redacted(sr, sr.override_reason),
         "decision_reason": _redacted(sr, sr.decision_reason),
         "approval_digest": sr.approval_digest,
+        "extension": {"months": sr.extension_months,
+                      "reason": _redacted(sr, sr.extension_reason),
+                      "by": _username(sr.extended_by)} if sr.extension_months else None,
         "steps": [_step(s, sr.subject_id) for s in steps],
         "verification": json.loads(keys.canonical_json(sr.verification or {})),
         "times": {"created": _iso(sr.created_at), "submitted": _iso(sr.submitted_at),

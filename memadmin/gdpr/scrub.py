@@ -19,7 +19,7 @@ ERASED = "(erased)"
 
 
 #: Free-text fields of a request that people write (and may write the subject id into).
-REQUEST_TEXTS = ("reason", "decision_reason", "override_reason")
+REQUEST_TEXTS = ("reason", "decision_reason", "override_reason", "extension_reason")
 
 
 def subject_label(sr: SubjectRequest) -> str:

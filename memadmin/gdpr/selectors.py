@@ -10,7 +10,10 @@ request with its steps two.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 from django.db.models import (
@@ -170,44 +173,128 @@ def provider_scopes(config: ProviderConfig) -> tuple[list[c.Scope], bool]:
     return [c.Scope(tuple(keys)) for keys in groups.values()], True
 
 
-def subject_count(config: ProviderConfig, subject: str) -> tuple[int | None, str]:
-    """How many items of the subject the provider holds: (count, "") or (None, why not)."""
-    scopes, fallback = provider_scopes(config)
+@dataclasses.dataclass(frozen=True)
+class Count:
+    """What a provider said about a subject: ``found`` items (None: cannot tell, ``note`` says
+    why); ``more``: ``found`` is a lower bound (counting by listing stopped at the cap or at
+    the deadline)."""
+
+    found: int | None
+    note: str = ""
+    more: bool = False
+
+
+def subject_count(config: ProviderConfig, subject: str, *,
+                  scopes: tuple[list[c.Scope], bool] | None = None,
+                  end: float | None = None) -> Count:
+    """How many items of the subject the provider holds, within one deadline for the whole
+    answer (``end``, a ``time.monotonic()`` value; default: the provider's request deadline
+    from now), however many scopes and pages that takes."""
+    groups, fallback = provider_scopes(config) if scopes is None else scopes
     provider = provider_for(config)
-    deadline = config.request_deadline_ms / 1000
+    end = time.monotonic() + config.request_deadline if end is None else end
     filters = c.ItemFilters(subject=subject)
     total = 0
-    for scope in scopes:
+    for scope in groups:
+        left = end - time.monotonic()
+        if left <= 0:
+            return _out_of_time(total)
         try:
-            found = provider.count(filters, scope=scope, deadline=deadline)
+            found = provider.count(filters, scope=scope, deadline=left)
         except c.NotFound:
             if fallback:
                 continue
-            return None, "not_found: a partition is unknown to the provider"
+            return Count(None, "not_found: a partition is unknown to the provider")
         except c.Unsupported:
             found = None
         except c.ProviderError as exc:
-            return None, scrub_text(f"{exc.code}: {exc.message}", subject)
+            return Count(None, scrub_text(f"{exc.code}: {exc.message}", subject))
         if found is None:
-            found = _listed(provider, filters, scope, deadline)
-            if found is None:
-                return None, "the provider can neither count nor list the subject's items"
+            listed = _listed(provider, filters, scope, end, subject)
+            if listed.found is None or listed.more:
+                return Count(None if listed.found is None else total + listed.found,
+                             listed.note, listed.more)
+            found = listed.found
         total += found
-    return total, ""
+    return Count(total)
 
 
-def _listed(provider: c.Provider, filters: c.ItemFilters, scope: c.Scope,
-            deadline: float) -> int | None:
-    """Count by listing, for a provider that cannot count (bounded; None if it cannot list)."""
+def _out_of_time(total: int) -> Count:
+    if total:
+        return Count(total, f"more than {total}: no full answer within the deadline", True)
+    return Count(None, "no answer within the deadline")
+
+
+def _listed(provider: c.Provider, filters: c.ItemFilters, scope: c.Scope, end: float,
+            subject: str) -> Count:
+    """Count by listing, for a provider that cannot count: at most ``COUNT_MAX_PAGES`` pages,
+    all within the same deadline; a lower bound ("more than N") when it stops early."""
+    listed, cursor = 0, None
     try:
-        listed, cursor = 0, None
         for _ in range(COUNT_MAX_PAGES):
+            left = end - time.monotonic()
+            if left <= 0:
+                return _out_of_time(listed)
             page = provider.list_items(filters, cursor=cursor, limit=c.LIST_MAX_LIMIT,
-                                       scope=scope, deadline=deadline)
+                                       scope=scope, deadline=left)
             listed += len(page.items)
             cursor = page.next_cursor
             if cursor is None:
-                return listed
-    except c.ProviderError:
-        return None
-    return None
+                return Count(listed)
+    except c.Unsupported:
+        return Count(None, "the provider can neither count nor list the subject's items")
+    except c.ProviderError as exc:
+        if listed:
+            return Count(listed, f"more than {listed}: listing stopped ({exc.code})", True)
+        return Count(None, scrub_text(f"{exc.code}: {exc.message}", subject))
+    return Count(listed, f"more than {listed}: stopped counting after {COUNT_MAX_PAGES} "
+                 "pages", True)
+
+
+#: Extra time the preview waits for its threads beyond the slowest provider's deadline.
+PREVIEW_GRACE_SECONDS = 1.0
+PREVIEW_MAX_THREADS = 16
+
+
+def subject_counts(steps: list[SubjectRequestStep], subject: str) -> dict[int, Count]:
+    """Every step's provider asked at once, under one overall deadline (the slowest
+    provider's request deadline): {step id: Count}. A provider that has not answered by then
+    "cannot tell"; the others' answers are kept. The built-in store is asked on this thread
+    (it reads this database connection's rows); remote providers each on a thread."""
+    configs = {s.pk: s.provider for s in steps if s.provider is not None}
+    results: dict[int, Count] = {s.pk: Count(None, "the provider was deleted")
+                                 for s in steps if s.provider is None}
+    if not configs:
+        return results
+    budget = max(cfg.request_deadline_ms for cfg in configs.values()) / 1000
+    end = time.monotonic() + budget
+    scopes = {pk: provider_scopes(cfg) for pk, cfg in configs.items()}
+    remote = {pk: cfg for pk, cfg in configs.items() if cfg.kind != "local"}
+    pool = ThreadPoolExecutor(max_workers=max(1, min(PREVIEW_MAX_THREADS, len(remote))),
+                              thread_name_prefix="gdpr-preview")
+    try:
+        futures = {pool.submit(_count_on_thread, cfg, subject, scopes[pk], end): pk
+                   for pk, cfg in remote.items()}
+        for pk, cfg in configs.items():
+            if pk not in remote:
+                results[pk] = subject_count(cfg, subject, scopes=scopes[pk], end=end)
+        done, _ = wait(futures, timeout=max(0.0, end - time.monotonic())
+                       + PREVIEW_GRACE_SECONDS)
+        for future, pk in futures.items():
+            results[pk] = (future.result() if future in done
+                           else Count(None, f"no answer within {budget:g} s"))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return results
+
+
+def _count_on_thread(config: ProviderConfig, subject: str,
+                     scopes: tuple[list[c.Scope], bool], end: float) -> Count:
+    from django.db import connections
+
+    try:
+        return subject_count(config, subject, scopes=scopes, end=end)
+    except c.ProviderError as exc:
+        return Count(None, scrub_text(f"{exc.code}: {exc.message}", subject))
+    finally:
+        connections.close_all()  # this thread's own connections, if the provider opened any

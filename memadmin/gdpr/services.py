@@ -1,17 +1,19 @@
 """Subject-request work that is not a change of state: the preview (counts stored on the
-steps) and the scheduler's upkeep. The state machine itself is ``gdpr/transitions.py``."""
+steps), the scheduler's upkeep and the vacuum after erasures. The state machine itself is
+``gdpr/transitions.py``."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from memadmin.audit.services import Actor
 from memadmin.gdpr.models import REQUEST_OPEN_STATES, SubjectRequest, SubjectRequestStep
-from memadmin.gdpr.selectors import subject_count
+from memadmin.gdpr.selectors import subject_counts
 from memadmin.gdpr.transitions import (
     SubjectRequestError,
     audit_request_event,
@@ -25,9 +27,10 @@ logger = logging.getLogger(__name__)
 
 def subject_request_preview(*, actor: Actor,
                             subject_request: SubjectRequest) -> list[SubjectRequestStep]:
-    """Dry run: ask every step's provider how many items carry the subject (within its
-    deadline) and store it as ``found``: None means "cannot tell", with the reason in ``error``.
-    Changes nothing in any store. Returns the steps."""
+    """Dry run: ask every step's provider at once how many items carry the subject (one
+    overall deadline, the slowest provider's) and store it as ``found`` (``found_more``: a
+    lower bound, "more than N"): None means "cannot tell", with the reason in ``error``. What
+    came back in time is saved. Changes nothing in any store. Returns the steps."""
     sr = subject_request
     require_role(actor, sr.workspace)
     sr.refresh_from_db()
@@ -36,27 +39,21 @@ def subject_request_preview(*, actor: Actor,
         raise SubjectRequestError("a closed request can no longer be previewed")
     steps = list(SubjectRequestStep.objects.filter(request=sr)
                  .select_related("provider").order_by("pk"))
-    answers: dict[int, tuple[int | None, str]] = {}
-    for step in steps:
-        answers[step.pk] = _count_for_preview(step, subject)
+    answers = subject_counts(steps, subject)
     with transaction.atomic():
         for step in steps:
-            step.found, note = answers[step.pk]
+            answer = answers[step.pk]
+            step.found, step.found_more = answer.found, answer.more
             if step.state == "pending":
-                step.error = note
-                step.save(update_fields=["found", "error"])
+                step.error = answer.note
+                step.save(update_fields=["found", "found_more", "error"])
             else:
-                step.save(update_fields=["found"])
+                step.save(update_fields=["found", "found_more"])
         audit_request_event(actor=actor, subject_request=sr, action="preview",
                             found={str(s.pk): s.found for s in steps},
-                            unknown=sum(1 for s in steps if s.found is None))
+                            unknown=sum(1 for s in steps if s.found is None),
+                            lower_bounds=sum(1 for s in steps if s.found_more))
     return steps
-
-
-def _count_for_preview(step: SubjectRequestStep, subject: str) -> tuple[int | None, str]:
-    if step.provider is None:
-        return None, "the provider was deleted"
-    return subject_count(step.provider, subject)
 
 
 # -- upkeep (a scheduler duty) ------------------------------------------------------------------
@@ -80,3 +77,46 @@ def subject_requests_upkeep(now: dt.datetime | None = None) -> dict[str, int]:
         if subject_request_close_stopped(subject_request=sr, now=now):
             closed += 1
     return {"expired_files": expired, "closed": closed}
+
+
+# -- vacuum after erasures (a scheduler duty) ---------------------------------------------------
+
+#: Models whose tables an erasure deletes from or rewrites ("app_label.Model"). Until VACUUM
+#: runs, PostgreSQL keeps the old row versions (with the erased text) in the table's pages.
+ERASURE_TOUCHED = ("memory.MemoryItem", "memory.MemoryRevision", "memory.OperationRecord",
+                   "quarantine.QuarantineEntry", "gdpr.SubjectRequest",
+                   "gdpr.SubjectRequestStep", "jobs.Job", "django_tasks_database.DBTaskResult")
+
+
+def erasure_tables() -> list[str]:
+    from django.apps import apps
+
+    return [apps.get_model(label)._meta.db_table for label in ERASURE_TOUCHED]
+
+
+def vacuum_after_erasures(*, force: bool = False) -> dict[str, Any]:
+    """``VACUUM (ANALYZE)`` the tables an erasure touches, if an erasure completed since the
+    last vacuum of the request table (or ``force``). Outside a transaction only (PostgreSQL
+    refuses VACUUM inside one): returns ``{"skipped": why}`` then. See docs/deploy.md on what
+    VACUUM does and does not remove (WAL, backups)."""
+    from django.db import connection
+    from django.db.models import Max
+
+    if connection.in_atomic_block:
+        return {"skipped": "inside a transaction"}
+    latest = (SubjectRequest.objects.filter(kind="erasure", state="completed")
+              .aggregate(latest=Max("completed_at"))["latest"])
+    table = SubjectRequest._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT greatest(last_vacuum, last_autovacuum) FROM pg_stat_user_tables "
+                       "WHERE relname = %s", [table])
+        row = cursor.fetchone()
+    last = row[0] if row else None
+    if not force and (latest is None or (last is not None and last >= latest)):
+        return {"skipped": "no erasure completed since the last vacuum"}
+    tables = erasure_tables()
+    with connection.cursor() as cursor:
+        for name in tables:
+            cursor.execute(f"VACUUM (ANALYZE) {connection.ops.quote_name(name)}")
+    logger.info("vacuumed %d tables after erasures", len(tables))
+    return {"vacuumed": tables}

@@ -13,7 +13,9 @@ the requester or an admin cancels, an admin alone cancels a running request).
     approved --start (the job)--> running --close--> completed | partial
     partial --retry--> running (if what was approved is unchanged, else --> awaiting_approval)
     partial --override (four eyes)--> awaiting_approval
-    new | awaiting_approval | approved --cancel (requester, admin)--> cancelled
+    partial --resolve a step by hand (justification)--> partial
+    partial --close with exceptions (reason)--> completed_with_exceptions
+    new | awaiting_approval | approved | partial --cancel (requester, admin)--> cancelled
     running --cancel (admin; after the step in flight)--> cancelled
 
 Four eyes hold: an approval records a digest of what was approved (``approval_digest``: kind,
@@ -57,7 +59,7 @@ from memadmin.workspaces import access
 from memadmin.workspaces.models import Workspace
 
 KINDS = ("access", "erasure")
-TERMINAL_STATES = frozenset({"completed", "denied", "cancelled"})
+TERMINAL_STATES = frozenset({"completed", "completed_with_exceptions", "denied", "cancelled"})
 REASON_MAX_CHARS = 2000
 #: Step states the job still has to run.
 UNFINISHED_STEPS = ("pending", "running", "retrying")
@@ -316,7 +318,8 @@ def subject_request_approve(*, actor: Actor, subject_request: SubjectRequest) ->
         rerun = 0
         if sr.run_round:
             rerun = _reset_unfinished_steps(
-                sr, SubjectRequestStep.objects.filter(request=sr).exclude(state="done"))
+                sr, SubjectRequestStep.objects.filter(request=sr, provider__enabled=True)
+                .exclude(state__in=["done", "resolved"]))
         sr.state, sr.decided_by, sr.decided_at = "approved", actor.user, timezone.now()
         sr.approval_digest = approval_digest(sr)
         _save(sr, "state", "decided_by", "decided_at", "approval_digest")
@@ -363,7 +366,7 @@ def subject_request_cancel(*, actor: Actor, subject_request: SubjectRequest) -> 
             if not admin:
                 raise SubjectRequestError("only an admin can cancel a running request")
         else:
-            _expect(sr, "new", "awaiting_approval", "approved", action="cancel")
+            _expect(sr, "new", "awaiting_approval", "approved", "partial", action="cancel")
             if not admin and sr.requested_by_id != user.pk:
                 raise SubjectRequestError("only the requester or an admin can cancel")
         sr.cancelled_by = user
@@ -383,11 +386,20 @@ def subject_request_cancel(*, actor: Actor, subject_request: SubjectRequest) -> 
 def _close_cancelled(sr: SubjectRequest) -> None:
     """Close a request as ``cancelled`` (its clear id dropped, a receipt sealed), in the
     caller's transaction with the row locked."""
+    from memadmin.gdpr import access_output
+    from memadmin.lib.files import delete_file
+
     sr.state, sr.completed_at = "cancelled", timezone.now()
     redacted = scrub.request_texts_redact(sr, sr.subject_id)
     sr.subject_id = None
     SubjectRequestStep.objects.filter(request=sr, state__in=UNFINISHED_STEPS).update(
         next_attempt_at=None)
+    if sr.kind == "access":
+        # What a partly done access request gathered goes with it (it quotes the clear id).
+        access_output.delete_parts(sr)
+        delete_file(sr.access_file)
+        sr.access_file, sr.access_file_expires_at = "", None
+        redacted += ["access_file", "access_file_expires_at"]
     _save(sr, "state", "completed_at", "subject_id", *redacted)
     receipt_seal(sr)
 
@@ -403,7 +415,9 @@ def subject_request_retry(*, actor: Actor, subject_request: SubjectRequest,
     with transaction.atomic():
         _locked(sr)
         _expect(sr, "partial", action="retry")
-        steps = SubjectRequestStep.objects.filter(request=sr).exclude(state="done")
+        # Disabled or deleted providers are not asked again (resolve them by hand instead).
+        steps = (SubjectRequestStep.objects.filter(request=sr, provider__enabled=True)
+                 .exclude(state__in=["done", "resolved"]))
         if step_ids is not None:
             wanted = {int(x) for x in step_ids}
             if not wanted or not wanted <= set(steps.values_list("pk", flat=True)):
@@ -413,6 +427,10 @@ def subject_request_retry(*, actor: Actor, subject_request: SubjectRequest,
         if not approval_holds(sr):
             _send_back(actor, sr, "what was approved changed before the retry")
             return sr
+        if not steps.exists():
+            raise SubjectRequestError(
+                "no step can run again (their providers are disabled or deleted): resolve "
+                "them by hand, close the request with exceptions, or cancel it")
         retried = _reset_unfinished_steps(sr, steps)
         sr.state = "running"
         _save(sr, "state")
@@ -450,6 +468,118 @@ def subject_request_set_override(*, actor: Actor, subject_request: SubjectReques
             # No second approval needed here: the requester's side decides the change alone.
             sr.approval_digest = approval_digest(sr)
             _save(sr, "approval_digest")
+    return sr
+
+
+# -- no dead ends: a step resolved by hand, a partial request closed ---------------------------
+
+
+def subject_request_step_resolve(*, actor: Actor, subject_request: SubjectRequest,
+                                 step_id: int, justification: str) -> SubjectRequestStep:
+    """Compliance resolves a step of a ``partial`` request by hand (Fides' manual
+    finalisation): the provider's part was handled outside memadmin, or cannot be. A written
+    justification is required; it is audited and shown on the receipt. The request stays
+    ``partial`` (retry the rest, or close it)."""
+    sr = subject_request
+    user = require_role(actor, sr.workspace)
+    justification = clean_text(justification, field="justification", required=True)
+    with transaction.atomic():
+        _locked(sr)
+        _expect(sr, "partial", action="resolve a step of")
+        step = (SubjectRequestStep.objects.select_for_update()
+                .filter(request=sr, pk=step_id).exclude(state__in=["done", "resolved"]).first())
+        if step is None:
+            raise SubjectRequestError("only a step of this request that is not done can be "
+                                      "resolved by hand")
+        before = step.state
+        step.state, step.next_attempt_at = "resolved", None
+        step.resolution = scrub.redact(justification, sr.subject_id, scrub.subject_label(sr))
+        step.resolved_by, step.resolved_at = user, timezone.now()
+        step.finished_at = step.finished_at or step.resolved_at
+        step.save(update_fields=["state", "next_attempt_at", "resolution", "resolved_by",
+                                 "resolved_at", "finished_at"])
+        receipt_seal(sr)  # the partial receipt now shows the resolution
+        _audit(actor, sr, "step_resolved", step=step.pk, provider=step.provider_label[:60],
+               was=before, justification_chars=len(justification))
+    return step
+
+
+def subject_request_close_with_exceptions(*, actor: Actor, subject_request: SubjectRequest,
+                                          reason: str) -> SubjectRequest:
+    """Close a ``partial`` request as ``completed_with_exceptions``, with a reason: the steps
+    not done stay on the receipt as the exceptions. The clear id is dropped as at completion
+    (an erasure also writes its tombstone and scrubs the id from memadmin's rows and files);
+    an access request's bundle is assembled one last time."""
+    from memadmin.gdpr import access_output
+
+    sr = subject_request
+    require_role(actor, sr.workspace)
+    reason = clean_text(reason, field="reason", required=True)
+    with transaction.atomic():
+        _locked(sr)
+        _expect(sr, "partial", action="close")
+        subject = sr.subject_id
+        steps = list(SubjectRequestStep.objects.filter(request=sr).select_related("provider")
+                     .order_by("pk"))
+        exceptions = [s.provider_label for s in steps if s.state != "done"]
+        sr.state, sr.completed_at = "completed_with_exceptions", timezone.now()
+        sr.decision_reason = reason
+        fields = ["state", "completed_at", "decision_reason", "subject_id"]
+        scrubbed: dict[str, int] = {}
+        if sr.kind == "access":
+            sr.access_file = access_output.assemble(sr, steps, {}, final=True)
+            sr.access_file_expires_at = sr.completed_at + ACCESS_TTL
+            fields += ["access_file", "access_file_expires_at"]
+        fields += scrub.request_texts_redact(sr, subject)
+        if sr.kind == "erasure":
+            scrub.tombstone_write(sr)
+            scrubbed = scrub.scrub_subject(sr, subject)
+        sr.subject_id = None
+        _save(sr, *fields)
+        receipt_seal(sr)
+        _audit(actor, sr, "closed_with_exceptions", exceptions=[e[:60] for e in exceptions],
+               reason_chars=len(reason), scrubbed=scrubbed)
+    return sr
+
+
+# -- Art. 12(3): a due-date extension -------------------------------------------------------------
+
+#: At most this many months in all (GDPR Art. 12(3): "by two further months").
+MAX_EXTENSION_MONTHS = 2
+
+
+def _add_months(when: dt.datetime, months: int) -> dt.datetime:
+    import calendar
+
+    month0 = when.month - 1 + months
+    year, month = when.year + month0 // 12, month0 % 12 + 1
+    return when.replace(year=year, month=month,
+                        day=min(when.day, calendar.monthrange(year, month)[1]))
+
+
+def subject_request_extend(*, actor: Actor, subject_request: SubjectRequest, months: int,
+                           reason: str) -> SubjectRequest:
+    """Move an open request's due date on by ``months`` (up to two months in all), with a
+    reason (the subject must be told why). Audited; shown in the list and on the receipt."""
+    sr = subject_request
+    user = require_role(actor, sr.workspace)
+    reason = clean_text(reason, field="reason", required=True)
+    with transaction.atomic():
+        _locked(sr)
+        if sr.state not in REQUEST_OPEN_STATES:
+            raise SubjectRequestError(f"cannot extend a request that is {sr.state_label.lower()}")
+        if not isinstance(months, int) or months < 1 or \
+                sr.extension_months + months > MAX_EXTENSION_MONTHS:
+            raise SubjectRequestError(
+                f"the due date can be extended by {MAX_EXTENSION_MONTHS} months in all "
+                f"({sr.extension_months} used)")
+        sr.due_at = _add_months(sr.due_at, months)
+        sr.extension_months += months
+        sr.extension_reason = scrub.redact(reason, sr.subject_id, scrub.subject_label(sr))
+        sr.extended_by = user
+        _save(sr, "due_at", "extension_months", "extension_reason", "extended_by")
+        _audit(actor, sr, "extend", months=months, total_months=sr.extension_months,
+               due=sr.due_at.isoformat(), reason_chars=len(reason))
     return sr
 
 

@@ -23,4 +23,7 @@ urlpatterns = [
     path(ONE + "retry/", views.request_retry, name="retry"),
     path(ONE + "override/", views.request_override, name="override"),
     path(ONE + "preview/", views.request_preview, name="preview"),
+    path(ONE + "resolve/", views.request_resolve_step, name="resolve_step"),
+    path(ONE + "close/", views.request_close, name="close"),
+    path(ONE + "extend/", views.request_extend, name="extend"),
 ]

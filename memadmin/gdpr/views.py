@@ -18,7 +18,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
-from memadmin.gdpr.forms import ReasonForm, RequestCreateForm, RequestFilterForm
+from memadmin.gdpr.forms import (
+    ExtendForm,
+    ReasonForm,
+    RequestCreateForm,
+    RequestFilterForm,
+    RequestSearchForm,
+    StepResolveForm,
+)
+from memadmin.gdpr.models import REQUEST_OPEN_STATES
 from memadmin.gdpr.receipts import receipt_document
 from memadmin.lib import keys
 from memadmin.lib.http import AuthenticatedHttpRequest
@@ -34,11 +42,14 @@ def _workspace(request: AuthenticatedHttpRequest, slug: str) -> Any:
     return access.get_workspace(request.user, slug, "subject_requests")
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @login_required
 def request_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """The queue. Filters work by GET (links); a search (which may be a subject id) is POSTed,
+    so a clear id never travels in a URL."""
     workspace = _workspace(request, slug)
-    form = RequestFilterForm(request.GET or None)
+    form: RequestFilterForm = (RequestSearchForm(request.POST) if request.method == "POST"
+                               else RequestFilterForm(request.GET or None))
     rows, status = None, 200
     if form.is_bound and not form.is_valid():
         status = 400
@@ -83,14 +94,21 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
         request, workspace, tab="requests", req=row, steps=row.step_list,
         duplicates=list(selectors.open_duplicates(row)[:10]),
         live=state in LIVE_STATES, reason_form=ReasonForm(),
+        open_steps=[s for s in row.step_list if s.state not in ("done", "resolved")],
         may={
             "preview": state in ("new", "awaiting_approval", "approved", "partial"),
             "submit": state == "new" and is_requester,
             "decide": state == "awaiting_approval" and not is_requester
             and not (row.override_hold and row.override_by_id == user.pk),
-            "cancel": (state in ("new", "awaiting_approval", "approved")
+            "cancel": (state in ("new", "awaiting_approval", "approved", "partial")
                        and (is_requester or is_admin)) or (state == "running" and is_admin),
-            "retry": state == "partial",
+            "retry": state == "partial" and any(
+                s.state not in ("done", "resolved") and s.provider is not None
+                and s.provider.enabled for s in row.step_list),
+            "resolve": state == "partial",
+            "close": state == "partial",
+            "extend": state in REQUEST_OPEN_STATES
+            and row.extension_months < transitions.MAX_EXTENSION_MONTHS,
             "override": row.kind == "erasure" and state in ("new", "awaiting_approval", "partial")
             and not row.override_hold,
         },
@@ -191,6 +209,57 @@ def request_preview(request: AuthenticatedHttpRequest, slug: str,
     return _act(request, slug, request_id, lambda actor, sr, reason: (
         services.subject_request_preview(actor=actor, subject_request=sr)),
         "Preview updated: each provider's count is below.")
+
+
+@require_POST
+@login_required
+def request_close(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    return _act(request, slug, request_id, lambda actor, sr, reason: (
+        transitions.subject_request_close_with_exceptions(actor=actor, subject_request=sr,
+                                                          reason=reason)),
+        "Closed as completed with exceptions.")
+
+
+@require_POST
+@login_required
+def request_resolve_step(request: AuthenticatedHttpRequest, slug: str,
+                         request_id: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    form = StepResolveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "To resolve a step by hand, choose the step and write why.")
+        return redirect("gdpr:detail", workspace.slug, row.pk)
+    try:
+        transitions.subject_request_step_resolve(
+            actor=Actor.of(request.user), subject_request=row,
+            step_id=form.cleaned_data["step"], justification=form.cleaned_data["justification"])
+    except transitions.SubjectRequestError as exc:
+        messages.error(request, f"Not done: {exc}.")
+    else:
+        messages.success(request, "The step is resolved by hand; the receipt shows why.")
+    return redirect("gdpr:detail", workspace.slug, row.pk)
+
+
+@require_POST
+@login_required
+def request_extend(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    form = ExtendForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "To extend the due date, choose one or two months and give "
+                                "the reason.")
+        return redirect("gdpr:detail", workspace.slug, row.pk)
+    try:
+        transitions.subject_request_extend(actor=Actor.of(request.user), subject_request=row,
+                                           months=form.cleaned_data["months"],
+                                           reason=form.cleaned_data["reason"])
+    except transitions.SubjectRequestError as exc:
+        messages.error(request, f"Not done: {exc}.")
+    else:
+        messages.success(request, "The due date is extended; tell the data subject why.")
+    return redirect("gdpr:detail", workspace.slug, row.pk)
 
 
 def _download_audited(request: AuthenticatedHttpRequest, workspace: Any, row: Any,

@@ -126,6 +126,35 @@ def verify_legacy_hmac(value: Any, key_id: str, signature: str) -> bool:
     return hmac.compare_digest(expected, signature)
 
 
+def _fernet(secret: str, purpose: str) -> Any:
+    from cryptography.fernet import Fernet
+
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+               info=f"memadmin opaque token: {purpose}".encode()).derive(secret.encode())
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+def opaque_token(text: str, *, purpose: str) -> str:
+    """``text`` encrypted (Fernet, a key derived from the active hashing key): a token that may
+    travel in a URL without showing what it stands for (e.g. a subject id being searched)."""
+    kid, secret = _active(settings.MEMADMIN_HASHING_KEYS)
+    return f"{kid}.{_fernet(secret, purpose).encrypt(text.encode()).decode()}"
+
+
+def opaque_token_open(token: str, *, purpose: str, max_age: int) -> str | None:
+    """The text of a token made by ``opaque_token`` at most ``max_age`` seconds ago, else None."""
+    from cryptography.fernet import InvalidToken
+
+    kid, _, body = token.partition(".")
+    secret = settings.MEMADMIN_HASHING_KEYS.get(kid)
+    if secret is None or not body:
+        return None
+    try:
+        return _fernet(secret, purpose).decrypt(body.encode(), ttl=max_age).decode()
+    except (InvalidToken, UnicodeDecodeError, ValueError):
+        return None
+
+
 def secret_digest(secret: str) -> str:
     """SHA-256 of a high-entropy token (tokens are random, so no salt or stretching is needed)."""
     return hashlib.sha256(secret.encode()).hexdigest()

@@ -53,9 +53,19 @@ class ItemFilterForm(forms.Form):
                             widget=forms.DateInput(attrs={"type": "date"}))
     cursor = forms.CharField(required=False, max_length=c.MAX_ID_BYTES,
                              widget=forms.HiddenInput)
+    # The subject filter as it travels in URLs: an opaque, short-lived token (never the id).
+    subject_ref = forms.CharField(required=False, max_length=1024, widget=forms.HiddenInput)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if data.get("subject_ref") and not data.get("subject"):
+            subject = subject_from_ref(data["subject_ref"])
+            if subject is None:
+                self.add_error("subject_ref", "this subject search has expired; search again")
+            else:
+                data["subject"] = subject
+                self.data = self.data.copy()  # the field shows what is being filtered on
+                self.data["subject"] = subject
         # What every provider refuses (control characters) is a form error here: an export
         # would otherwise fail only once its response had started streaming.
         for name in ("key", "subject", "cursor"):
@@ -79,8 +89,27 @@ class ItemFilterForm(forms.Form):
         )
 
     def query_without_cursor(self) -> str:
+        """The filters for a link: a subject travels as ``subject_ref``, never in clear."""
         params = {k: v for k, v in self.data.items() if k != "cursor" and v}
+        if params.get("subject"):
+            params["subject_ref"] = subject_ref(params.pop("subject"))
         return urlencode(params)
+
+
+#: How long a subject search stays usable in links (Load more, export) before it is typed again.
+SUBJECT_REF_SECONDS = 3600
+
+
+def subject_ref(subject: str) -> str:
+    from memadmin.lib.keys import opaque_token
+
+    return opaque_token(subject, purpose="subject filter")
+
+
+def subject_from_ref(token: str) -> str | None:
+    from memadmin.lib.keys import opaque_token_open
+
+    return opaque_token_open(token, purpose="subject filter", max_age=SUBJECT_REF_SECONDS)
 
 
 class ItemEditForm(forms.Form):

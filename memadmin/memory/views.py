@@ -144,12 +144,20 @@ def _whole(value: str) -> int | None:
     return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 @login_required
 def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
               namespace: str) -> HttpResponse:
     workspace, res, ns = _target(request, slug, resource, namespace)
-    form = forms.ItemFilterForm(request.GET or None)
+    if request.method == "POST":
+        # The filter form posts, so a typed subject id never reaches a URL: valid filters come
+        # back as a GET link whose subject is an opaque token.
+        posted = forms.ItemFilterForm(request.POST)
+        if posted.is_valid():
+            query = posted.query_without_cursor()
+            return redirect(request.path + (f"?{query}" if query else ""))
+    form = (posted if request.method == "POST"
+            else forms.ItemFilterForm(request.GET or None))
     page, error = None, None
     if form.is_bound and not form.is_valid():
         error = "Some filters are not valid; see the form."

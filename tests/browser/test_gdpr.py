@@ -49,11 +49,12 @@ def test_an_erasure_is_requested_approved_run_and_proven(
     page.get_by_label("Data-subject id").fill(SUBJECT)
     page.get_by_label("Reason / legal basis").fill("E-mail from the subject, ticket 4411")
     page.get_by_role("button", name="Create request").click()
-    expect(page.locator("#request-state")).to_have_text("new")
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "new")
     page.get_by_role("button", name="Preview counts").click()
     expect(page.locator("#steps tbody tr").first).to_contain_text("3")
     page.get_by_role("button", name="Submit for approval").click()
-    expect(page.locator("#request-state")).to_have_text("awaiting_approval")
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "awaiting_approval")
+    expect(page.locator("#request-state")).to_have_text("Waiting for approval")  # plain words
     # The requester has no approve button (four eyes).
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
     request_url = page.url
@@ -62,11 +63,12 @@ def test_an_erasure_is_requested_approved_run_and_proven(
     login("carol")
     page.goto(request_url)
     page.get_by_role("button", name="Approve").click()
-    expect(page.locator("#request-state")).to_have_text("approved")
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "approved")
 
     # A real worker runs the cascade; the page, polling through htmx, follows it.
     call_command("db_worker", batch=True, startup_delay=False, reload=False)
-    expect(page.locator("#request-state")).to_have_text("completed", timeout=15_000)
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "completed", timeout=15_000)
     expect(page.locator("#steps tbody tr").first).to_contain_text("done")
     expect(page.locator("#verification")).to_contain_text("no residue found")
     expect(page.locator("#subject-id")).to_have_count(0)
@@ -106,7 +108,8 @@ def test_an_override_of_a_legal_hold_goes_through_a_second_approval(
     page.goto(request_url)
     page.get_by_role("button", name="Approve").click()
     call_command("db_worker", batch=True, startup_delay=False, reload=False)
-    expect(page.locator("#request-state")).to_have_text("partial", timeout=15_000)
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "partial", timeout=15_000)
     page.get_by_role("button", name="Log out").click()
 
     # The requester asks to override the hold: that voids carol's approval.
@@ -116,7 +119,7 @@ def test_an_override_of_a_legal_hold_goes_through_a_second_approval(
         "Court order 17 of 2 June")
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Override holds").click()
-    expect(page.locator("#request-state")).to_have_text("awaiting_approval")
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "awaiting_approval")
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
     expect(page.get_by_role("button", name="Retry the steps not done")).to_have_count(0)
     assert MemoryItem.objects.filter(data_subject_id=SUBJECT).count() == 2
@@ -128,9 +131,58 @@ def test_an_override_of_a_legal_hold_goes_through_a_second_approval(
     page.goto(request_url)
     page.get_by_role("button", name="Approve").click()
     call_command("db_worker", batch=True, startup_delay=False, reload=False)
-    expect(page.locator("#request-state")).to_have_text("completed", timeout=15_000)
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "completed", timeout=15_000)
     assert not MemoryItem.objects.filter(data_subject_id=SUBJECT).exists()
     req = SubjectRequest.objects.get()
     assert (req.receipt["actors"]["decided_by"], req.receipt["actors"]["override_by"]) == \
         ("carol", "carl")
+    assert console_errors == []
+
+
+def test_a_partial_access_request_is_closed_with_a_manual_resolution(
+    live_server: LiveServer, login, console_errors: list[str], subject_items, page: Page,
+    workspace, users,
+) -> None:
+    from memadmin.providers.services import provider_config_create, provider_config_update
+
+    legacy = provider_config_create(actor=Actor.system("test"), workspace=workspace,
+                                    slug="legacy", name="Legacy CRM", kind="http",
+                                    url="https://legacy.example.com/oc-memory", probed=True)
+    login("carl")
+    page.goto(f"{live_server.url}/w/acme/requests/new/")
+    page.get_by_label("Access (Art. 15/20)").check()
+    page.get_by_label("Data-subject id").fill(SUBJECT)
+    page.get_by_label("Reason / legal basis").fill("Letter of 3 May")
+    page.get_by_role("button", name="Create request").click()
+    # The legacy system is switched off before the request runs: its step fails.
+    provider_config_update(actor=Actor.system("test"), config=legacy, enabled=False)
+    page.get_by_role("button", name="Submit").click()
+    call_command("db_worker", batch=True, startup_delay=False, reload=False)
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "partial", timeout=15_000)
+    # The live refresh brought the actions card up to date as well: no reload needed.
+    expect(page.get_by_role("button", name="Cancel request")).to_be_visible()
+    expect(page.get_by_role("button", name="Close with exceptions")).to_be_visible()
+    expect(page.get_by_role("link", name="Download the subject's data (zip): what was "
+                                         "gathered so far")).to_be_visible()
+
+    page.get_by_label("Step").select_option(label="Legacy CRM (failed)")
+    page.get_by_label("Justification (shown on the receipt)").fill(
+        "Legacy CRM was retired in April; its records were exported by hand and posted")
+    page.get_by_role("button", name="Resolve by hand").click()
+    expect(page.locator("#steps")).to_contain_text("resolved by hand")
+    page.get_by_label("Close as completed with exceptions — reason").fill(
+        "All other data was delivered")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Close with exceptions").click()
+    expect(page.locator("#request-state")).to_have_text("Completed with exceptions")
+    req = SubjectRequest.objects.get()
+    assert req.subject_id is None
+    resolution = req.receipt["steps"][1]["resolution"]
+    assert resolution["by"] == "carl" and "posted" in resolution["justification"]
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download signed receipt").click()
+    assert receipt_verify(json.loads(download_info.value.path().read_text())) == \
+        req.receipt_key_id
     assert console_errors == []

@@ -272,7 +272,7 @@ def test_a_completed_erasure_leaves_a_tombstone_and_the_clear_id_nowhere(
 
 @transactional
 def test_the_access_zip_has_a_part_per_provider_a_manifest_and_an_escaped_summary(
-        actor, workspace, put, other_namespace, http_config, legacy, legacy_config,
+        actor, workspace, put, namespace, other_namespace, http_config, legacy, legacy_config,
         users) -> None:
     seed(put, other_namespace)
     request = finished(start(actor("carl"), workspace, kind="access"))
@@ -293,16 +293,24 @@ def test_the_access_zip_has_a_part_per_provider_a_manifest_and_an_escaped_summar
     assert names == ["01-across-http.jsonl", "02-builtin.jsonl", "manifest.json",
                      "summary.html"]
     assert all(SUBJECT not in name for name in names)
-    by_file = {p.get("file"): p for p in manifest["providers"]}
+    by_file = {p.get("file"): p for p in manifest["files"]}
     for name, data in parts.items():
         assert by_file[name]["sha256"] == hashlib.sha256(data).hexdigest()
         assert by_file[name]["items"] == 5 == len(data.splitlines())
-        assert all(json.loads(line)["dataSubjectId"] == SUBJECT for line in data.splitlines())
-    assert manifest["providers"][2] == {
-        "provider": "Legacy store", "state": "unsupported",
-        "note": request.steps.get(provider_label="Legacy store").error}
-    assert manifest["subject_hash"] == request.subject_hash
-    assert manifest["request"] == str(request.pk) and manifest["total_items"] == 10
+        assert all(json.loads(line)["data_subject"] == SUBJECT for line in data.splitlines())
+    # The subject's view: their data in plain terms, none of our internals.
+    record = json.loads(next(iter(parts.values())).splitlines()[0])
+    assert set(record) == {"type", "content", "data_subject", "written", "last_changed"}
+    assert record["type"] == "fact"
+    everything = b"".join(parts.values()).decode() + json.dumps(manifest) + summary
+    for internal in (namespace.partition_key, other_namespace.partition_key,
+                     request.subject_hash, '"frozen"', "quarantine", "revision"):
+        assert internal not in everything, internal
+    assert manifest["not_included"] == [{
+        "system": "Legacy store",
+        "why": "this system cannot export data automatically; we will send it separately"}]
+    assert manifest["reference"] == str(request.pk) and manifest["total_items"] == 10
+    assert "Not included yet" in summary and "10 items from 2 systems" in summary
     assert "<script>" not in summary
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; more" in summary
     assert SUBJECT in summary  # the subject may see their own id

@@ -62,7 +62,7 @@ def test_a_receipt_says_what_happened_without_the_clear_id(completed) -> None:
         (completed.subject_hash, completed.subject_key_id)
     assert receipt["steps"] == [{
         "provider": "Built-in", "state": "done", "found": None, "removed": 1, "held": 0,
-        "exported": 0, "residue": 0, "attempts": 1, "error": "",
+        "exported": 0, "residue": 0, "attempts": 1, "error": "", "resolution": None,
         "finished_at": receipt["steps"][0]["finished_at"]}]
     assert receipt["actors"]["requested_by"] == "carl"
     assert all(receipt["times"][k] for k in ("created", "submitted", "started", "finished"))

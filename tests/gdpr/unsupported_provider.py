@@ -25,6 +25,14 @@ OPERATIONS = ["capabilities", "count", "delete", "export", "forget", "freeze", "
               "list", "quarantine", "recall", "retain", "update"]
 
 
+def _item(item_id: str) -> dict[str, Any]:
+    now = dt.datetime.now(dt.UTC).isoformat()
+    return {"id": item_id, "partition": "p", "tier": "facts", "key": item_id,
+            "source": f"facts/{item_id}", "content": "x", "bytes": 1, "revision": 1,
+            "dataSubjectId": None, "quarantine": "clear", "frozen": False,
+            "createdAt": now, "updatedAt": now}
+
+
 def _error(status: int, code: str, message: str) -> tuple[int, dict[str, Any]]:
     return status, {"error": {"code": code, "message": message, "details": {}}}
 
@@ -50,6 +58,9 @@ class ProtocolServer:
         return server
 
     def stop(self) -> None:
+        release = getattr(self, "release", None)
+        if release is not None:
+            release.set()
         if self._server is not None:
             self._server.stop()
 
@@ -63,6 +74,20 @@ class ProtocolServer:
         with self._lock:
             return [str(b.get("operation")) for b in self.bodies]
 
+    def gated(self, barrier: threading.Barrier | None, *, items: int) -> None:
+        """``count`` answers ``items`` only once every server sharing ``barrier`` has been
+        asked (proof that they were asked at once); ``barrier=None``: it never answers (until
+        ``stop``)."""
+        with self._lock:
+            self.mode, self.items, self.barrier = "gated", items, barrier
+            self.release = threading.Event()
+
+    def endless(self) -> None:
+        """``count`` answers null (cannot count) and ``list`` pages on for ever, 2 items a
+        page."""
+        with self._lock:
+            self.mode, self.pages = "endless", 0
+
     def unsupported(self) -> None:
         with self._lock:
             self.mode, self.fail = "unsupported", 0
@@ -75,6 +100,25 @@ class ProtocolServer:
 
     def answer(self, body: Any) -> tuple[int, dict[str, Any]]:
         body = body if isinstance(body, dict) else {}
+        if self.mode == "gated" and body.get("operation") == "count":
+            with self._lock:
+                self.bodies.append(body)
+            if self.barrier is None:
+                self.release.wait(30)
+                return _error(503, "unavailable", "released")
+            try:
+                self.barrier.wait(timeout=20)
+            except threading.BrokenBarrierError:
+                return _error(503, "unavailable", "the others were never asked")
+            return 200, {"count": self.items}
+        if self.mode == "endless" and body.get("operation") in ("count", "list"):
+            with self._lock:
+                self.bodies.append(body)
+                if body["operation"] == "count":
+                    return 200, {"count": None}
+                self.pages += 1
+                return 200, {"items": [_item(f"p{self.pages}-{n}") for n in range(2)],
+                             "nextCursor": f"c{self.pages}"}
         with self._lock:
             self.bodies.append(body)
             operation = body.get("operation")

@@ -47,6 +47,25 @@ class TestBrowse:
         filtered = client_for("nora").get(items_url(subject="jane")).content.decode()
         assert "hosting choice" in filtered and "billing" not in filtered
 
+    def test_a_subject_filter_is_posted_and_travels_in_links_only_as_an_opaque_token(
+            self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+        for n in range(51):  # more than a page: the "Load more" link carries the filter
+            put(f"fact {n} of jane", subject="jane.doe@example.com")
+        put("another fact about billing")
+        nora = client_for("nora")
+        posted = nora.post(items_url(), {"subject": "jane.doe@example.com", "tier": "facts"})
+        assert posted.status_code == 302
+        assert "jane" not in posted["Location"] and "subject_ref=" in posted["Location"]
+        page = nora.get(posted["Location"])
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert "fact 3 of jane" in html and "billing" not in html
+        links = [part.split('"', 1)[0] for part in html.split('href="')[1:]]
+        assert not [link for link in links if "jane" in link]
+        assert any("subject_ref=" in link and "cursor=" in link for link in links)
+        bad = nora.get(items_url(subject_ref="x.not-a-token"))
+        assert bad.status_code == 400 and "expired" in bad.content.decode()
+
     @pytest.mark.parametrize("params", [
         {"tier": "nonsense"}, {"since": "yesterday"}, {"frozen": "maybe"},
         {"cursor": "not-a-cursor"}, {"cursor": "x" * 5000}, {"q": "x" * 5000},

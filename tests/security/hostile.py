@@ -356,6 +356,7 @@ TARGETS: list[Target] = [
     # -- memory: browse, detail, edit ----------------------------------------------------------
     Target("memory:items", "GET", "alice", memory_forms.ItemFilterForm),
     Target("memory:items", "GET", "alice", memory_forms.ItemFilterForm, htmx=True),
+    Target("memory:items", "POST", "alice", memory_forms.ItemFilterForm, label="posted"),
     Target("memory:item", "GET", "carl", None, ("a", "b"), lambda w: {"a": "1", "b": "2"}),
     Target("memory:item_edit", "POST", "alice", memory_forms.ItemEditForm, (), _item_edit_base,
            ("memory",)),
@@ -483,11 +484,18 @@ TARGETS: list[Target] = [
            read_audits=VIEWED, label="matching"),
     # -- subject requests ------------------------------------------------------------------------
     Target("gdpr:list", "GET", "carl", gdpr_forms.RequestFilterForm),
+    Target("gdpr:list", "POST", "carl", gdpr_forms.RequestSearchForm, label="search"),
     Target("gdpr:new", "POST", "carl", gdpr_forms.RequestCreateForm, (),
            lambda w: {"kind": "erasure", "subject_id": "user:jane.doe@example.com",
                       "reason": "Art. 17 request of 3 May"}, ("requests",)),
     Target("gdpr:override", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "court order 17"}, ("requests",), label="override"),
+    Target("gdpr:resolve_step", "POST", "carl", gdpr_forms.StepResolveForm, (),
+           lambda w: {"step": w.partial_step, "justification": "handled by post"},
+           ("requests",), kwargs={"request_id": Ref("partial_request_id")}),
+    Target("gdpr:extend", "POST", "carl", gdpr_forms.ExtendForm, (),
+           lambda w: {"months": "1", "reason": "the subject sent more stores to check"},
+           ("requests",)),
     # ada asked for the erasure awaiting approval: carl is the second pair of eyes.
     Target("gdpr:deny", "POST", "carl", gdpr_forms.ReasonForm, (),
            lambda w: {"reason": "no legal basis"}, ("requests",),
@@ -559,7 +567,8 @@ NO_INPUT.update({
 NO_INPUT.update({
     name: "an action on the request named in the URL; it reads only the ReasonForm that "
           "gdpr:override and gdpr:deny are fed through"
-    for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview")
+    for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview",
+                 "gdpr:close")
 })
 NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
 NO_INPUT.update({

@@ -274,7 +274,8 @@ ROWS: dict[str, Row] = {
     "memory:search": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "memory:resource_freeze": Row(RES, get=NOT_ALLOWED, post=gate(EDIT, 302), data=FREEZE),
     "memory:resource_lift": Row(RES, get=NOT_ALLOWED, post=gate(EDIT, 302), data=LIFT),
-    "memory:items": Row(NS, get=gate(CONTENT_NS, 200), post=NOT_ALLOWED),
+    # POST: the filter form (a subject id never goes in a URL); valid filters redirect.
+    "memory:items": Row(NS, get=gate(CONTENT_NS, 200), post=gate(CONTENT_NS, 302)),
     "memory:items_delete": Row(NS, get=NOT_ALLOWED, post=gate(EDIT_NS, 302)),
     "memory:export": Row(NS, get=gate(EDIT_NS, 200), post=NOT_ALLOWED),
     "memory:recall": Row(NS, get=gate(CONTENT_NS, 200), post=NOT_ALLOWED),
@@ -310,7 +311,7 @@ ROWS: dict[str, Row] = {
 
     # Receipts' public keys are published: verifying needs no secret and no login.
     "gdpr:receipt_keys": Row(NONE, get=everyone(200), post=NOT_ALLOWED),
-    "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
+    "gdpr:list": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 200)),
     "gdpr:new": Row(WS, get=gate(COMPLIANCE, 200), post=gate(COMPLIANCE, 400)),
     "gdpr:detail": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
     "gdpr:receipt": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 200), post=NOT_ALLOWED),
@@ -323,6 +324,9 @@ ROWS: dict[str, Row] = {
     "gdpr:cancel": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:retry": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:override": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:resolve_step": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:close": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    "gdpr:extend": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
     "audit:list": Row(WS, get=gate(AUDIT, 200), post=NOT_ALLOWED),
     "audit:export": Row(lambda w: {"slug": w.ws, "fmt": "csv"}, get=gate(AUDIT, 200),

@@ -122,6 +122,7 @@ class World:
     item_id: str
     revision: int
     entry_id: str
+    partial_step: str = ""
     password: str = PASSWORD
 
 
@@ -162,6 +163,12 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
                                       kind="erasure", subject_id="user:jane.doe@example.com",
                                       reason=HOSTILE_REASON)
     subject_request_submit(actor=Actor.of(users["ada"]), subject_request=awaiting)
+    # carl's access request that ended partly done (a failed step to resolve by hand).
+    partial = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
+                                     kind="access", subject_id="user:partial@example.com",
+                                     reason="Art. 15 letter")
+    SubjectRequest.objects.filter(pk=partial.pk).update(state="partial")
+    SubjectRequestStep.objects.filter(request=partial).update(state="failed")
     return World(
         kwargs={"slug": workspace.slug, "resource": resource.slug, "namespace": namespace.slug,
                 "item_id": made.id, "username": "vic", "provider": "builtin",
@@ -169,9 +176,11 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
                 "request_id": str(new.pk), "awaiting_request_id": str(awaiting.pk),
                 "incident": str(HealthTransition.objects.create(
                     provider=local_config, from_state="ok", to_state="down",
-                    at=timezone.now()).pk)},
+                    at=timezone.now()).pk),
+                "partial_request_id": str(partial.pk)},
         namespace_pk=str(namespace.pk), provider_pk=str(local_config.pk), item_id=made.id,
-        revision=made.revision, entry_id=str(entry.pk))
+        revision=made.revision, entry_id=str(entry.pk),
+        partial_step=str(SubjectRequestStep.objects.filter(request=partial).first().pk))
 
 
 def url_of(target: Target, world: World) -> str:
@@ -226,7 +235,7 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
     "requests": lambda: (
         _rows(SubjectRequest.objects, "id", "kind", "state", "subject_hash", "subject_id",
               "reason", "decision_reason", "decided_by_id", "override_hold",
-              "override_reason", "job_id"),
+              "override_reason", "job_id", "extension_months", "extension_reason"),
         _rows(SubjectRequestStep.objects, "id", "request_id", "state", "found", "error")),
 }
 

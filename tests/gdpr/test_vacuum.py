@@ -1,0 +1,66 @@
+"""After an erasure, the touched tables are vacuumed (a scheduler duty and a command), so the
+erased rows' old versions do not linger in the table pages."""
+
+from __future__ import annotations
+
+import time
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from memadmin.gdpr.models import SubjectRequest
+from memadmin.gdpr.services import erasure_tables, vacuum_after_erasures
+from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
+from memadmin.jobs.scheduler import default_duties
+from tests.gdpr.conftest import SUBJECT, run_job
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def last_vacuums(tables: list[str]) -> dict[str, object]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_force_next_flush(), pg_stat_clear_snapshot()")
+        cursor.execute("SELECT relname, last_vacuum FROM pg_stat_user_tables "
+                       "WHERE relname = ANY(%s)", [tables])
+        return dict(cursor.fetchall())
+
+
+def test_the_tables_an_erasure_touched_are_vacuumed_once_it_completed(
+        actor, workspace, put) -> None:
+    workspace.four_eyes_erasure = False
+    workspace.save()
+    put("likes tea")
+    vacuum_after_erasures(force=True)  # a clean start: nothing new since
+    assert vacuum_after_erasures() == {"skipped": "no erasure completed since the last vacuum"}
+
+    sr = subject_request_create(actor=actor("carl"), workspace=workspace, kind="erasure",
+                                subject_id=SUBJECT, reason="Letter")
+    subject_request_submit(actor=actor("carl"), subject_request=sr)
+    assert run_job(SubjectRequest.objects.get(pk=sr.pk).job) == "succeeded"
+    assert SubjectRequest.objects.get(pk=sr.pk).state == "completed"
+    tables = erasure_tables()
+    assert "memory_memoryitem" in tables and "gdpr_subjectrequest" in tables
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT clock_timestamp()")
+        started = cursor.fetchone()[0]
+
+    assert vacuum_after_erasures() == {"vacuumed": tables}
+    # PostgreSQL publishes a backend's statistics at most once a second: wait for them (a
+    # deadline, not a timing assertion).
+    deadline = time.monotonic() + 30
+    while True:
+        after = last_vacuums(tables)
+        done = all(after.get(t) is not None and after[t] >= started for t in tables)
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert done, (started, after)
+
+
+def test_it_is_a_scheduled_duty_and_a_command(settings) -> None:
+    assert next(d for d in default_duties() if d.name == "vacuum after erasures").every == 3600
+    out = StringIO()
+    call_command("vacuum_erased", "--force", stdout=out)
+    assert out.getvalue().startswith("vacuumed: ")
