@@ -126,7 +126,8 @@ def _audit_request(request: Request) -> dict[str, Any]:
 
 
 def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
-    counts = {k: answer[k] for k in ("removed", "held", "count", "revision") if k in answer}
+    counts: dict[str, Any] = {k: answer[k] for k in ("removed", "held", "count", "revision")
+                              if k in answer}
     if isinstance(answer.get("items"), list):
         counts["items"] = len(answer["items"])
     if isinstance(answer.get("id"), str):

@@ -80,8 +80,9 @@ def _cancel_request_job(request: AuthenticatedHttpRequest, job: Job) -> None:
     from memadmin.gdpr.models import SubjectRequest
     from memadmin.gdpr.transitions import SubjectRequestError, subject_request_cancel
 
-    owner = SubjectRequest.objects.filter(pk=(job.params or {}).get("request"),
-                                          workspace=job.workspace).first()
+    request_id = (job.params or {}).get("request")
+    owner = (SubjectRequest.objects.filter(pk=request_id, workspace=job.workspace).first()
+             if isinstance(request_id, str) else None)
     if owner is None or owner.job_id != job.pk:
         raise PermissionDenied("this job is no longer its request's current run")
     try:

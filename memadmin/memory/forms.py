@@ -23,10 +23,12 @@ class AgentTokenForm(forms.Form):
 
     def __init__(self, *args: Any, namespaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["namespaces"].queryset = namespaces.select_related("resource").order_by(
-            "resource__slug", "slug")
-        self.fields["namespaces"].label_from_instance = (
-            lambda ns: f"{ns.resource.slug} / {ns.slug}")
+        field = self.fields["namespaces"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = namespaces.select_related("resource").order_by("resource__slug", "slug")
+        # A per-instance label: Django calls self.label_from_instance(obj), so this works.
+        field.label_from_instance = (  # type: ignore[method-assign]
+            lambda obj: f"{obj.resource.slug} / {obj.slug}")
 
 
 TIER_CHOICES = [("", "any tier")] + [(t, t) for t in c.TIERS]
@@ -51,6 +53,7 @@ class ItemFilterForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         # What every provider refuses (control characters) is a form error here: an export
         # would otherwise fail only once its response had started streaming.
         for name in ("key", "subject", "cursor"):
@@ -137,7 +140,9 @@ class ImportForm(forms.Form):
 
     def __init__(self, *args: Any, namespaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["namespace"].queryset = namespaces.select_related("resource").order_by(
-            "resource__slug", "slug")
-        self.fields["namespace"].label_from_instance = (
-            lambda ns: f"{ns.resource.slug} / {ns.slug}")
+        field = self.fields["namespace"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = namespaces.select_related("resource").order_by("resource__slug", "slug")
+        # A per-instance label: Django calls self.label_from_instance(obj), so this works.
+        field.label_from_instance = (  # type: ignore[method-assign]
+            lambda obj: f"{obj.resource.slug} / {obj.slug}")

@@ -89,8 +89,8 @@ def _encoded_matches(norm: str, depth: int, fast: bool = True) -> Iterator[tuple
         if decoded is None:
             continue
         inner, found = _normalise(decoded, fast)
-        if found or next(_regex_matches(inner, gated=fast), None) or next(
-                _encoded_matches(inner.norm, depth + 1, fast), None):
+        if (found or next(_regex_matches(inner, gated=fast), None) is not None
+                or next(_encoded_matches(inner.norm, depth + 1, fast), None) is not None):
             yield start, end, "PI-ENCODED-1"
 
 

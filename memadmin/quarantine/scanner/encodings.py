@@ -65,7 +65,7 @@ def _decode_b64(block: str) -> bytes | None:
         return None
 
 
-def _decode_hex(block: str) -> bytes | None:
+def _decode_hex(block: str) -> bytes:
     digits = _NOT_HEX_RE.sub("", block.replace("\\x", ""))[: MAX_DECODED * 2]
     return bytes.fromhex(digits[: len(digits) - len(digits) % 2])
 

@@ -101,7 +101,8 @@ def _unspaced(anchor: str) -> bool:
 
 
 _COMPILED: tuple[_Compiled, ...] = tuple(
-    _compile(spec.id, part) for spec in _REGEX_SPECS for part in spec.pattern)
+    _compile(spec.id, part) for spec in _REGEX_SPECS if isinstance(spec.pattern, tuple)
+    for part in spec.pattern)
 
 
 _ANCHORS: tuple[_Anchor, ...] = tuple(_ANCHOR_IDS)

@@ -282,9 +282,11 @@ def _flag_split_words(text: str, splits: list[int],
         if i < word_end:
             continue                       # the same word
         start = i
-        while start > 0 and i - start < 200 and _ZW_WORD_END_RE.match(text[start - 1]).end():
+        while start > 0 and i - start < 200 and _ZW_WORD_END_RE.fullmatch(text[start - 1]):
             start -= 1
-        word_end = _ZW_WORD_END_RE.match(text, i).end()
+        word = _ZW_WORD_END_RE.match(text, i)
+        assert word is not None            # a `*` pattern always matches
+        word_end = word.end()
         end = word_end
         while text[end - 1] in _ZERO_WIDTH:
             end -= 1                       # the word, without zero-width characters around it
