@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -46,7 +47,7 @@ class ProviderForm(forms.ModelForm):
             from memadmin.providers.registry import install_command
 
             kind = self.fields["kind"]
-            assert isinstance(kind, forms.ChoiceField) and isinstance(kind.choices, list)
+            assert isinstance(kind, forms.ChoiceField) and isinstance(kind.choices, Iterable)
             kind.choices = [
                 (value, label if not value or install_command(value) is None
                  else f"{label} (not installed: {install_command(value)})")
