@@ -314,6 +314,7 @@ AXES_CLIENT_IP_CALLABLE = "memadmin.lib.throttle.client_ip"
 AXES_USERNAME_CALLABLE = "memadmin.lib.throttle.login_username"
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False  # no banner on every process start
+AXES_USERNAME_FORM_FIELD = "username"  # axes' default, spelled out for the typed settings
 # Account-wide limit beside the pair limit: MEMADMIN_LOGIN_ACCOUNT_FAILURE_LIMIT failures for one
 # username from any addresses within MEMADMIN_LOGIN_ACCOUNT_WINDOW_MINUTES refuse every login for
 # it until older failures leave the window (memadmin.accounts.twofactor.AccountThrottleBackend,

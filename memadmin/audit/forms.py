@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
+from django.db import models
 
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.selectors import AuditFilters, Cursor
@@ -16,7 +17,9 @@ DATETIME_FORMATS = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y
 
 
 def _field_max(name: str) -> int:
-    return int(AuditEvent._meta.get_field(name).max_length or 0)
+    field = AuditEvent._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return int(field.max_length or 0)
 
 
 class AuditFilterForm(forms.Form):
@@ -35,7 +38,9 @@ class AuditFilterForm(forms.Form):
 
     def __init__(self, *args: Any, actions: list[str], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["action"].choices = [("", "any action")] + [(a, a) for a in actions]
+        field = self.fields["action"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "any action")] + [(a, a) for a in actions]
 
     def _aware(self, value: dt.datetime | None) -> dt.datetime | None:
         # Inputs are read as UTC (the page says so), whatever the server's time zone.
@@ -60,6 +65,7 @@ class AuditFilterForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         since, until = data.get("since"), data.get("until")
         if since and until and since >= until:
             self.add_error("until", "“To” must be after “From”.")

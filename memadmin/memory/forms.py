@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from django import forms
+from django.http import QueryDict
 
 from memadmin.memory.models import (
     RETENTION_ACTIONS,
@@ -28,10 +29,12 @@ class AgentTokenForm(forms.Form):
 
     def __init__(self, *args: Any, namespaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["namespaces"].queryset = namespaces.select_related("resource").order_by(
-            "resource__slug", "slug")
-        self.fields["namespaces"].label_from_instance = (
-            lambda ns: f"{ns.resource.slug} / {ns.slug}")
+        field = self.fields["namespaces"]
+        assert isinstance(field, forms.ModelMultipleChoiceField)
+        field.queryset = namespaces.select_related("resource").order_by("resource__slug", "slug")
+        # A per-instance label: Django calls self.label_from_instance(obj), so this works.
+        field.label_from_instance = (  # type: ignore[method-assign]
+            lambda obj: f"{obj.resource.slug} / {obj.slug}")
 
 
 TIER_CHOICES = [("", "any tier")] + [(t, t) for t in c.TIERS]
@@ -58,14 +61,17 @@ class ItemFilterForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         if data.get("subject_ref") and not data.get("subject"):
             subject = subject_from_ref(data["subject_ref"])
             if subject is None:
                 self.add_error("subject_ref", "this subject search has expired; search again")
             else:
                 data["subject"] = subject
-                self.data = self.data.copy()  # the field shows what is being filtered on
-                self.data["subject"] = subject
+                # The field shows what is being filtered on (a bound form's data is a QueryDict).
+                shown = cast(QueryDict, self.data).copy()
+                shown["subject"] = subject
+                self.data = shown
         # What every provider refuses (control characters) is a form error here: an export
         # would otherwise fail only once its response had started streaming.
         for name in ("key", "subject", "cursor"):
@@ -171,10 +177,12 @@ class ImportForm(forms.Form):
 
     def __init__(self, *args: Any, namespaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["namespace"].queryset = namespaces.select_related("resource").order_by(
-            "resource__slug", "slug")
-        self.fields["namespace"].label_from_instance = (
-            lambda ns: f"{ns.resource.slug} / {ns.slug}")
+        field = self.fields["namespace"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = namespaces.select_related("resource").order_by("resource__slug", "slug")
+        # A per-instance label: Django calls self.label_from_instance(obj), so this works.
+        field.label_from_instance = (  # type: ignore[method-assign]
+            lambda obj: f"{obj.resource.slug} / {obj.slug}")
 
 
 class RetentionForm(forms.Form):
@@ -191,6 +199,7 @@ class RetentionForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         if data.get("act") == "set":
             for name in ("action", "rule", "days"):
                 if data.get(name) in (None, "") and name not in self.errors:

@@ -210,6 +210,11 @@ def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
 class LocalProvider(c.Provider):
     kind = "local"
 
+    @property
+    def _provider_pk(self) -> uuid.UUID:
+        """The provider's primary key, typed for ORM lookups (the contract carries a str)."""
+        return uuid.UUID(self.settings.id)
+
     # -- plumbing ---------------------------------------------------------------------------
 
     @contextmanager
@@ -234,7 +239,7 @@ class LocalProvider(c.Provider):
         found = {
             ns.partition_key: ns
             for ns in Namespace.objects.filter(
-                partition_key__in=scope.partitions, resource__provider_id=self.settings.id
+                partition_key__in=scope.partitions, resource__provider_id=self._provider_pk
             ).select_related("resource")
         }
         if len(found) != len(set(scope.partitions)):
@@ -260,7 +265,7 @@ class LocalProvider(c.Provider):
         return held
 
     def _item_freeze(self, item_id: uuid.UUID) -> Freeze | None:
-        return Freeze.objects.filter(level="item", provider_id=self.settings.id,
+        return Freeze.objects.filter(level="item", provider_id=self._provider_pk,
                                      item_ref=str(item_id), lifted_at__isnull=True).first()
 
     @staticmethod
@@ -274,7 +279,7 @@ class LocalProvider(c.Provider):
 
     def _item_freeze_exists(self) -> Exists:
         return Exists(Freeze.objects.filter(
-            level="item", provider_id=self.settings.id, lifted_at__isnull=True,
+            level="item", provider_id=self._provider_pk, lifted_at__isnull=True,
             item_ref=Cast(OuterRef("id"), CharField()),
         ))
 

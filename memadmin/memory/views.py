@@ -16,7 +16,13 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.storage import default_storage
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.db.models import Exists, OuterRef
-from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpResponse,
+    HttpResponseBase,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
@@ -413,7 +419,7 @@ def _export_error_status(error: c.ProviderError) -> int:
 @require_GET
 @login_required
 def export_jsonl(request: AuthenticatedHttpRequest, slug: str, resource: str,
-                 namespace: str) -> HttpResponse:
+                 namespace: str) -> HttpResponseBase:
     """The namespace (or a filter result) as JSON Lines, streamed in constant memory.
 
     The first page is fetched before the export is audited and before the response starts, so
@@ -619,7 +625,8 @@ def export_start(request: AuthenticatedHttpRequest, slug: str, resource: str | N
 
 @require_GET
 @login_required
-def export_download(request: AuthenticatedHttpRequest, slug: str, job_id: UUID) -> HttpResponse:
+def export_download(request: AuthenticatedHttpRequest, slug: str,
+                    job_id: UUID) -> HttpResponseBase:
     """The export file, for the user who started it or an admin, until it expires."""
     workspace = access.get_workspace(request.user, slug)
     job = Job.objects.filter(pk=job_id, workspace=workspace,

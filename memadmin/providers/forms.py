@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -45,10 +46,12 @@ class ProviderForm(forms.ModelForm):
         if "kind" in self.fields:
             from memadmin.providers.registry import install_command
 
-            self.fields["kind"].choices = [
+            kind = self.fields["kind"]
+            assert isinstance(kind, forms.ChoiceField) and isinstance(kind.choices, Iterable)
+            kind.choices = [
                 (value, label if not value or install_command(value) is None
                  else f"{label} (not installed: {install_command(value)})")
-                for value, label in self.fields["kind"].choices]
+                for value, label in kind.choices]
         if not editing and not self.is_bound:
             # A provider nobody polls is a provider nobody notices going down.
             self.initial.setdefault("probed", True)
@@ -61,6 +64,7 @@ class ProviderForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         kind = data.get("kind") or self.instance.kind
         if kind == "http" and not data.get("url"):
             self.add_error("url", "A remote provider needs its endpoint URL.")
@@ -125,6 +129,7 @@ class MaintenanceForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         starts, ends = data.get("starts_at"), data.get("ends_at")
         if starts and ends:
             if ends <= starts:

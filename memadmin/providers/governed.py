@@ -33,6 +33,7 @@ import re
 import secrets
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -278,6 +279,11 @@ class GovernedProvider(c.Provider):
     #: Whether ``get_item`` can list earlier revisions (``_history``).
     keeps_history = False
 
+    @property
+    def _provider_pk(self) -> uuid.UUID:
+        """The provider's primary key, typed for ORM lookups (the contract carries a str)."""
+        return uuid.UUID(self.settings.id)
+
     # -- the store side (subclasses) ----------------------------------------------------------
 
     @abc.abstractmethod
@@ -363,7 +369,7 @@ class GovernedProvider(c.Provider):
         found = {
             ns.partition_key: ns
             for ns in Namespace.objects.filter(
-                partition_key__in=scope.partitions, resource__provider_id=self.settings.id
+                partition_key__in=scope.partitions, resource__provider_id=self._provider_pk
             ).select_related("resource")
         }
         if len(found) != len(set(scope.partitions)):
@@ -396,7 +402,7 @@ class GovernedProvider(c.Provider):
 
     def _item_freezes(self, refs: Iterable[str]) -> dict[str, Freeze]:
         held: dict[str, Freeze] = {}
-        for freeze in Freeze.objects.filter(level="item", provider_id=self.settings.id,
+        for freeze in Freeze.objects.filter(level="item", provider_id=self._provider_pk,
                                             item_ref__in=list(refs),
                                             lifted_at__isnull=True).order_by("created_at"):
             held.setdefault(str(freeze.item_ref), freeze)
@@ -428,7 +434,7 @@ class GovernedProvider(c.Provider):
         revision on when the store's content differs from what memadmin last saw."""
         refs = [i.ref for i in items]
         rows = {row.item_ref: row for row in GovernedItem.objects.filter(
-            provider_id=self.settings.id, item_ref__in=refs)}
+            provider_id=self._provider_pk, item_ref__in=refs)}
         now = timezone.now()
         missing = [GovernedItem(provider_id=self.settings.id, item_ref=i.ref, revision=1,
                                 content_hash=i.digest, first_seen_at=i.created_at or now)
@@ -436,7 +442,7 @@ class GovernedProvider(c.Provider):
         if missing:
             GovernedItem.objects.bulk_create(missing, ignore_conflicts=True)
             rows.update({row.item_ref: row for row in GovernedItem.objects.filter(
-                provider_id=self.settings.id, item_ref__in=[m.item_ref for m in missing])})
+                provider_id=self._provider_pk, item_ref__in=[m.item_ref for m in missing])})
         from memadmin.quarantine import screening
         from memadmin.quarantine.scanner import RULESET_VERSION
 
@@ -468,7 +474,7 @@ class GovernedProvider(c.Provider):
         if item is not None:
             self._observe([item])
         return GovernedItem.objects.select_for_update().filter(
-            provider_id=self.settings.id, item_ref=ref).first()
+            provider_id=self._provider_pk, item_ref=ref).first()
 
     def _to_item(self, stored: StoredItem, row: GovernedItem, frozen: bool) -> c.Item:
         return c.Item(
@@ -486,8 +492,8 @@ class GovernedProvider(c.Provider):
         store keyed by user may carry the subject id)."""
         if not refs:
             return
-        GovernedItem.objects.filter(provider_id=self.settings.id, item_ref__in=refs).delete()
-        QuarantineEntry.objects.filter(provider_id=self.settings.id, item_ref__in=refs).delete()
+        GovernedItem.objects.filter(provider_id=self._provider_pk, item_ref__in=refs).delete()
+        QuarantineEntry.objects.filter(provider_id=self._provider_pk, item_ref__in=refs).delete()
 
     # -- quarantine entries ---------------------------------------------------------------------
 
@@ -502,7 +508,7 @@ class GovernedProvider(c.Provider):
         previous = row.quarantine_state
         state = screening.state_after(verdict, previous)
         open_rows = QuarantineEntry.objects.filter(
-            provider_id=self.settings.id, item_ref=stored.ref,
+            provider_id=self._provider_pk, item_ref=stored.ref,
             state__in=QuarantineEntry.OPEN_STATES)
         if previous == "pending":
             open_rows.update(state="superseded", reviewed_at=timezone.now())
@@ -555,7 +561,7 @@ class GovernedProvider(c.Provider):
             except IntegrityError:
                 # A row left by an item of the same ref deleted behind memadmin's back.
                 row = GovernedItem.objects.select_for_update().get(
-                    provider_id=self.settings.id, item_ref=stored.ref)
+                    provider_id=self._provider_pk, item_ref=stored.ref)
                 row.revision, row.content_hash = row.revision + 1, stored.digest
                 row.save(update_fields=["revision", "content_hash"])
             self._screen(namespace, stored, row)
@@ -777,7 +783,7 @@ class GovernedProvider(c.Provider):
             row.save(update_fields=["quarantine_state"])
             if previous == "pending":
                 QuarantineEntry.objects.filter(
-                    provider_id=self.settings.id, item_ref=stored.ref,
+                    provider_id=self._provider_pk, item_ref=stored.ref,
                     state__in=QuarantineEntry.OPEN_STATES,
                 ).update(state="released", reviewed_at=timezone.now())
             if state == "pending":

@@ -177,7 +177,8 @@ class Chart:
     @property
     def segments(self) -> list[str]:
         """Polyline point lists; a bucket without a success breaks the line."""
-        lines, current = [], []
+        lines: list[str] = []
+        current: list[str] = []
         for index, bucket in enumerate(self.buckets):
             if bucket.latency_ms is None:
                 if current:

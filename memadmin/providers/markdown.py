@@ -145,7 +145,8 @@ class MarkdownProvider(GovernedProvider):
         except OSError as exc:
             raise c.Unavailable(f"cannot read {self._folder(namespace)}/{label}: "
                                 f"{exc.strerror or type(exc).__name__}") from None
-        problem, error, size = None, c.InvalidRequest, None
+        error: type[c.ProviderError] = c.InvalidRequest
+        problem, size = None, None
         if len(raw) > MAX_FILE_BYTES:
             problem, error, size = (f"the file is {info.st_size:,} bytes; memadmin reads at most "
                                     f"{MAX_FILE_BYTES:,}"), c.TooLarge, info.st_size

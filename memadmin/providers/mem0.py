@@ -256,7 +256,7 @@ class Mem0Provider(GovernedProvider):
     def _history(self, namespace: Namespace, item: StoredItem, revision: int,
                  end: float) -> list[c.Revision]:
         events = self._call(self.memory.history, item.ref)
-        revisions = []
+        revisions: list[c.Revision] = []
         for event in events:
             if event.get("event") not in ("ADD", "UPDATE"):
                 continue

@@ -14,7 +14,14 @@ from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -121,7 +128,7 @@ def maintenance_end(request: AuthenticatedHttpRequest, slug: str, window: UUID) 
 
 @require_GET
 @login_required
-def sla_export(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+def sla_export(request: AuthenticatedHttpRequest, slug: str) -> HttpResponseBase:
     """Checks or incidents as CSV, for SLA reports (streamed; constant memory)."""
     workspace = access.get_workspace(request.user, slug)
     form = SlaExportForm(request.GET)

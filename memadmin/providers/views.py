@@ -151,7 +151,7 @@ def health_check_now(request: AuthenticatedHttpRequest, slug: str,
     if result is None:
         messages.error(request, f"{config.name} was checked moments ago; try again in a few "
                        "seconds.")
-        response = redirect("providers:health", workspace.slug)
+        response: HttpResponse = redirect("providers:health", workspace.slug)
         if request.htmx:
             response = HttpResponse(status=429)
             response["HX-Trigger"] = "health-refresh"
@@ -197,7 +197,7 @@ def metrics(request: HttpRequest, slug: str) -> HttpResponse:
     row = (MetricsToken.objects.filter(usable_secrets(), workspace=workspace,
                                        secret_hash=secret_digest(token)).first()
            if workspace is not None and token and len(token) <= 200 else None)
-    if row is None:
+    if row is None or workspace is None:
         return HttpResponse("unauthorized\n", status=401, content_type="text/plain")
     if row.last_used_at is None or timezone.now() - row.last_used_at > dt.timedelta(minutes=1):
         MetricsToken.objects.filter(pk=row.pk).update(last_used_at=timezone.now())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -21,7 +22,8 @@ class QueueFilterForm(forms.Form):
     namespace = forms.UUIDField(required=False)
     cursor = forms.CharField(required=False, max_length=200, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, providers: list[tuple[str, str]] = (), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, providers: Sequence[tuple[str, str]] = (),
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.provider_choices = providers
 
@@ -61,6 +63,7 @@ class DecisionForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean returns cleaned_data
         act = data.get("act")
         if act and act[1] == "selected" and not data.get("ids"):
             raise forms.ValidationError("Select at least one entry.")

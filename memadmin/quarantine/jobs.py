@@ -74,7 +74,8 @@ def quarantine_rescan(ctx: JobContext) -> dict[str, Any]:
     ).values_list("id", "resource__provider_id"))
     stores = {config.pk: builtin_store(config) for config in ProviderConfig.objects.filter(
         pk__in=set(namespaces.values()))}
-    empty = {"after": None, "scanned": 0, "flagged": 0, "cleared": 0, "rules_changed": 0}
+    empty: dict[str, Any] = {"after": None, "scanned": 0, "flagged": 0, "cleared": 0,
+                             "rules_changed": 0}
     state = dict(ctx.checkpoint) or empty
     if ctx.job.progress_total is None:
         ctx.save_progress(done=0, total=MemoryItem.objects.filter(

@@ -61,13 +61,14 @@ def record(*, item: Any, verdict: Verdict | None, previous: str, provider_id: An
     if previous == "pending":
         open_rows = QuarantineEntry.objects.filter(
             provider_id=provider_id, item_ref=str(item.id), state__in=QuarantineEntry.OPEN_STATES)
-        if digest is not None and open_rows.filter(content_hash=digest).exists():
-            open_rows.update(rule_ids=list(verdict.rules),  # type: ignore[union-attr]
-                             spans=[list(span) for span in verdict.spans],  # type: ignore[union-attr]
-                             ruleset_version=verdict.version)  # type: ignore[union-attr]
+        if (verdict is not None and digest is not None
+                and open_rows.filter(content_hash=digest).exists()):
+            open_rows.update(rule_ids=list(verdict.rules),
+                             spans=[list(span) for span in verdict.spans],
+                             ruleset_version=verdict.version)
             return
         open_rows.update(state="superseded", reviewed_at=timezone.now())
-    if verdict is None:
+    if verdict is None or digest is None:
         return
     QuarantineEntry.objects.create(
         workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import User as Account
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
@@ -29,7 +30,7 @@ from memadmin.workspaces.models import (
     WorkspaceUserObjectPermission,
 )
 
-User = AbstractBaseUser | AnonymousUser
+User = Account | AnonymousUser
 
 #: What each capability needs. "owner" here means owning the namespace in question, through a
 #: namespace grant or the workspace-wide owner role.
@@ -74,7 +75,7 @@ def workspace_roles(user: User, workspace: Workspace) -> frozenset[str]:
     return cache[workspace.pk]
 
 
-def _owned_namespace_filter(user: User) -> Q:
+def _owned_namespace_filter(user: Account) -> Q:
     direct = NamespaceUserObjectPermission.objects.filter(
         user=user, content_object=OuterRef("pk"), permission__codename="role_owner")
     grouped = NamespaceGroupObjectPermission.objects.filter(
@@ -122,7 +123,7 @@ def visible_workspaces(user: User) -> QuerySet[Workspace]:
     return member_workspaces(user)
 
 
-def member_workspaces(user: User) -> QuerySet[Workspace]:
+def member_workspaces(user: Account) -> QuerySet[Workspace]:
     """Workspaces where the account holds a role (or owns a namespace), whether or not it is
     active now: what an admin must administer to manage that account."""
     role_codes = [_codename(r) for r in WORKSPACE_ROLES]

@@ -66,7 +66,9 @@ class ResourceForm(forms.ModelForm):
 
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].queryset = ProviderConfig.objects.filter(workspace=workspace)
+        field = self.fields["provider"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = ProviderConfig.objects.filter(workspace=workspace)
 
 
 class ResourceEditForm(forms.ModelForm):
@@ -127,12 +129,15 @@ class OwnerForm(forms.Form):
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         kwargs.setdefault("auto_id", "id_owner_%s")  # beside MemberForm: see there
         super().__init__(*args, **kwargs)
-        self.fields["namespace"].queryset = (Namespace.objects
-                                             .filter(resource__workspace=workspace)
-                                             .select_related("resource")
-                                             .order_by("resource__slug", "slug"))
-        self.fields["namespace"].label_from_instance = (
-            lambda ns: f"{ns.resource.slug} / {ns.slug}")
+        field = self.fields["namespace"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = (Namespace.objects
+                          .filter(resource__workspace=workspace)
+                          .select_related("resource")
+                          .order_by("resource__slug", "slug"))
+        # A per-instance label: Django calls self.label_from_instance(obj), so this works.
+        field.label_from_instance = (  # type: ignore[method-assign]
+            lambda obj: f"{obj.resource.slug} / {obj.slug}")
 
     clean_username = MemberForm.clean_username
 

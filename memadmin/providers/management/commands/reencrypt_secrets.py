@@ -17,11 +17,13 @@ from memadmin.lib.crypto import EncryptedTextField, encrypt, is_token, rotate
 
 def encrypted_columns() -> list[tuple[str, str, str]]:
     """(table, primary key column, column) of every EncryptedTextField of every model."""
-    found = []
+    found: list[tuple[str, str, str]] = []
     for model in apps.get_models():
         for field in model._meta.concrete_fields:
             if isinstance(field, EncryptedTextField):
-                found.append((model._meta.db_table, model._meta.pk.column, field.column))
+                pk = model._meta.pk
+                assert pk is not None and pk.column and field.column  # concrete models have both
+                found.append((model._meta.db_table, pk.column, field.column))
     return found
 
 
