@@ -498,9 +498,10 @@ class GovernedProvider(c.Provider):
     # -- quarantine entries ---------------------------------------------------------------------
 
     def _screen(self, namespace: Namespace, stored: StoredItem, row: GovernedItem,
-                verdict: Any = ...) -> None:
+                verdict: Any = ...) -> tuple[str, ...] | None:
         """Scan an item's content (just written, or first seen); a flagged version becomes
-        ``pending`` with a review entry, a clean one after ``pending`` becomes ``clear``."""
+        ``pending`` with a review entry, a clean one after ``pending`` becomes ``clear``.
+        Returns the matched rule ids when this version is held for review, else None."""
         from memadmin.quarantine import screening
 
         if verdict is ...:
@@ -524,6 +525,9 @@ class GovernedProvider(c.Provider):
         GovernedItem.objects.filter(pk=row.pk).update(quarantine_state=state,
                                                       scanned_with=RULESET_VERSION)
         row.quarantine_state, row.scanned_with = state, RULESET_VERSION
+        if state == "pending" and verdict is not None:
+            return tuple(verdict.rules)
+        return None
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -564,9 +568,10 @@ class GovernedProvider(c.Provider):
                     provider_id=self._provider_pk, item_ref=stored.ref)
                 row.revision, row.content_hash = row.revision + 1, stored.digest
                 row.save(update_fields=["revision", "content_hash"])
-            self._screen(namespace, stored, row)
+            held = self._screen(namespace, stored, row)
             return c.RetainResult(id=stored.ref, bytes=stored.bytes,
-                                  revision=stored.revision or row.revision)
+                                  revision=stored.revision or row.revision,
+                                  quarantined=held is not None, rules=held or ())
 
     def _check_size(self, namespace: Namespace, content: str) -> None:
         size = len(content.encode("utf-8"))
@@ -600,9 +605,10 @@ class GovernedProvider(c.Provider):
         row.revision += 1
         row.content_hash = stored.digest
         row.save(update_fields=["revision", "content_hash"])
-        self._screen(namespace, stored, row)
+        held = self._screen(namespace, stored, row)
         return c.RetainResult(id=stored.ref, bytes=stored.bytes,
-                              revision=stored.revision or row.revision)
+                              revision=stored.revision or row.revision,
+                              quarantined=held is not None, rules=held or ())
 
     def _item_in_scope(self, item_id: str, scope: c.Scope,
                        end: float) -> tuple[Namespace, StoredItem]:
