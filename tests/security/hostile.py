@@ -338,6 +338,10 @@ TARGETS: list[Target] = [
            lambda w: {"username": "vic", "password": w.password, "next": "/"}),
     Target("login", "GET", None, None, ("next",)),
     Target("logout", "POST", "vic", None, ("next",)),
+    Target("accounts:2fa_verify", "POST", "vic", None, ("code", "next"),
+           lambda w: {"code": "123456", "next": "/"}),
+    Target("accounts:2fa_setup", "POST", "vic", None, ("code", "next"),
+           lambda w: {"code": "123456", "next": "/"}),
     # -- memory: tokens --------------------------------------------------------------------------
     Target("memory:token_mint", "POST", "alice", memory_forms.AgentTokenForm, (),
            lambda w: {"name": "bot", "access": "read", "namespaces": [w.namespace_pk]},
@@ -400,6 +404,8 @@ TARGETS: list[Target] = [
                       "health_retention_days": "10"}, ("workspace",)),
     Target("workspaces:credential_mint", "POST", "ada", ws_forms.AdminCredentialForm, (),
            lambda w: {"name": "central"}, ("credentials",)),
+    Target("workspaces:metrics_token_mint", "POST", "ada", ws_forms.MetricsTokenForm, (),
+           lambda w: {"lifetime": "30"}, ("credentials",)),
     Target("workspaces:alert_add", "POST", "ada", ws_forms.AlertTargetForm, (),
            lambda w: {"kind": "webhook", "target": "https://hooks.example.com/x"},
            ("alerts",)),
@@ -511,7 +517,8 @@ NO_INPUT: dict[str, str] = {
     name: "an action on the object named in the URL; it reads no form field or parameter"
     for name in (
         "memory:token_revoke", "workspaces:credential_revoke", "workspaces:alert_remove",
-        "workspaces:metrics_token_mint", "workspaces:metrics_token_revoke",
+        "workspaces:metrics_token_revoke", "workspaces:secret_reactivate",
+        "accounts:2fa_recovery_codes",
         "workspaces:resource_delete", "workspaces:namespace_delete",
         "workspaces:namespace_recount", "providers:delete", "providers:test",
         "providers:check_now", "jobs:cancel", "memory:export_download",
