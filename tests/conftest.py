@@ -77,16 +77,22 @@ def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-@pytest.fixture(autouse=True)
-def _outbound_allows_loopback(settings):  # type: ignore[no-untyped-def]
+@pytest.fixture(autouse=True, scope="session")
+def _suite_settings():  # type: ignore[no-untyped-def]
+    """For the whole session, module-scoped fixtures included (the ``settings`` fixture of a
+    test still overrides them and restores these values):
+
+    - the outbound policy allows the suite's loopback servers by an explicit entry;
+    - two-factor is not required: tests log users in with force_login (no second factor); the
+      two-factor tests (tests/security/test_two_factor.py) set MEMADMIN_2FA_REQUIRED themselves.
+    """
+    from django.conf import settings
+
+    saved = settings.MEMADMIN_OUTBOUND_ALLOW, settings.MEMADMIN_2FA_REQUIRED
     settings.MEMADMIN_OUTBOUND_ALLOW = list(TEST_OUTBOUND_ALLOW)
-
-
-@pytest.fixture(autouse=True)
-def _two_factor_not_required(settings):  # type: ignore[no-untyped-def]
-    # Tests log users in with force_login (no second factor); the two-factor tests
-    # (tests/security/test_two_factor.py) set MEMADMIN_2FA_REQUIRED themselves.
     settings.MEMADMIN_2FA_REQUIRED = "off"
+    yield
+    settings.MEMADMIN_OUTBOUND_ALLOW, settings.MEMADMIN_2FA_REQUIRED = saved
 
 
 @pytest.fixture

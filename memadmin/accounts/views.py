@@ -57,7 +57,7 @@ def verify(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The second step of a login: a code from the authenticator, or a recovery code."""
     if request.user.is_verified():  # type: ignore[attr-defined]  # added by OTPMiddleware
         return redirect(_next(request))
-    form = CodeForm(request.POST or None)
+    form = CodeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         device = match_token(request.user, form.cleaned_data["code"].replace(" ", ""))
         if device is not None and device.confirmed:
@@ -89,7 +89,7 @@ def setup(request: AuthenticatedHttpRequest) -> HttpResponse:
     device = (TOTPDevice.objects.filter(user=request.user, confirmed=False).first()
               or TOTPDevice.objects.create(user=request.user, name="authenticator",
                                            confirmed=False))
-    form = CodeForm(request.POST or None)
+    form = CodeForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         if device.verify_token(form.cleaned_data["code"].replace(" ", "")):
             with transaction.atomic():

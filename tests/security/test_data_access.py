@@ -512,6 +512,8 @@ NO_DATA.update({
         "gdpr:approve", "gdpr:cancel", "gdpr:deny", "gdpr:override", "gdpr:preview",
         "gdpr:retry", "gdpr:submit", "providers:badge_rotate", "providers:incident_note",
         "providers:maintenance_add", "providers:maintenance_end", "workspaces:alert_test",
+        "workspaces:secret_reactivate", "accounts:2fa_verify", "accounts:2fa_setup",
+        "accounts:2fa_recovery_codes",
     )
 })
 NO_DATA.update({
