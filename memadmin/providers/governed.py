@@ -29,6 +29,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
+import math
 import re
 import secrets
 import threading
@@ -53,6 +54,7 @@ SLUG_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
 DAILY_KEY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _STOPWORDS = frozenset({"or", "and", "not"})
+RECALL_TERMS_MAX = 16  # as the built-in store: a question's first 16 meaningful terms
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +128,38 @@ def sanitize_query(text: str | None) -> str:
 
 def query_terms(query: str) -> list[str]:
     return [t.lower() for t in re.findall(r"\w+", query) if t.lower() not in _STOPWORDS]
+
+
+#: Words a question carries that say nothing about what is asked (PostgreSQL's English list,
+#: which the built-in store's full-text search drops, cut to what questions use).
+QUESTION_STOPWORDS = frozenset(["a", "about", "above", "after", "again", "all", "am", "an", "any", "are", "as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "of", "off", "on", "once", "only", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours"])
+
+
+def question_terms(query: str) -> list[str]:
+    """The meaningful terms of a question, once each, first ones first."""
+    seen: dict[str, None] = {}
+    for word in re.findall(r"\w+", query.lower()):
+        if word not in QUESTION_STOPWORDS and word not in _STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)[:RECALL_TERMS_MAX]
+
+
+def ranked(contents: Sequence[str], terms: Sequence[str]) -> list[float]:
+    """A score in 0..1 per content: the share of the question's weight it matches, each term
+    weighted by how rare it is among ``contents`` (a term in every item weighs least); 0 for an
+    item matching no term. A term matches as a word prefix, so "nest" finds "nests"."""
+    if not terms:
+        return [1.0] * len(contents)
+    lowered = [text.lower() for text in contents]
+    patterns = [re.compile(r"\b" + re.escape(term)) for term in terms]
+    found = [[bool(p.search(text)) for p in patterns] for text in lowered]
+    total = len(contents)
+    weights = []
+    for index in range(len(terms)):
+        df = sum(1 for row in found if row[index])
+        weights.append(math.log(1 + total / df) if df else 0.0)
+    whole = sum(weights) or 1.0
+    return [sum(w for w, hit in zip(weights, row, strict=True) if hit) / whole for row in found]
 
 
 def matches(content: str, terms: Sequence[str]) -> bool:
@@ -904,7 +938,7 @@ class GovernedProvider(c.Provider):
                                       or not 1 <= max_bytes <= c.RECALL_MAX_BYTES):
             raise c.InvalidRequest(f"maxBytes must be 1-{c.RECALL_MAX_BYTES}")
         query = sanitize_query(text)
-        terms = query_terms(query)
+        terms = question_terms(query)
         end = end_of(deadline)
         namespaces = self._namespaces(scope)
         cap = min(ns.resource.max_bytes for ns in namespaces.values())
@@ -912,17 +946,20 @@ class GovernedProvider(c.Provider):
             cap = min(cap, max_bytes)
         with self._session(end):
             rows = self._annotated(namespaces, c.ItemFilters(), end)
-        if query:
-            rows = [r for r in rows if matches(r[0].content, terms)]
-        visible = [r for r in rows if r[1].quarantine_state != "pending"
+        # Like the built-in store: items matching any meaningful term of the question, ranked by
+        # how many and how rare the matched terms are, newest first on ties.
+        scores = ranked([r[0].content for r in rows], terms)
+        scored = [(score, r) for score, r in zip(scores, rows, strict=True) if score > 0]
+        scored.sort(key=lambda pair: (-pair[0], -pair[1][0].updated_at.timestamp()))
+        visible = [(score, r) for score, r in scored if r[1].quarantine_state != "pending"
                    and r[0].problem is None][:limit]
-        quarantined = [c.source_label(s.tier, s.key) for s, row, _ in rows
+        quarantined = [c.source_label(s.tier, s.key) for _, (s, row, _) in scored
                        if row.quarantine_state == "pending"][: c.RECALL_MAX_HITS]
         hits, sources, parts = [], [], []
-        for stored, row, _ in visible:
+        for score, (stored, row, _) in visible:
             label = c.source_label(stored.tier, stored.key)
             hits.append(c.RecallHit(source=label, snippet=snippet_for(stored.content, terms),
-                                    score=1.0))
+                                    score=round(score, 6)))
             sources.append(c.Source(id=stored.ref, title=label,
                                     revision=stored.revision or row.revision,
                                     updated_at=stored.updated_at))
