@@ -132,7 +132,18 @@ def query_terms(query: str) -> list[str]:
 
 #: Words a question carries that say nothing about what is asked (PostgreSQL's English list,
 #: which the built-in store's full-text search drops, cut to what questions use).
-QUESTION_STOPWORDS = frozenset(["a", "about", "above", "after", "again", "all", "am", "an", "any", "are", "as", "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "of", "off", "on", "once", "only", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours"])
+QUESTION_STOPWORDS = frozenset({
+    "a", "about", "above", "after", "again", "all", "am", "an", "any", "are", "as", "at", "be",
+    "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did",
+    "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had",
+    "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in",
+    "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no", "nor", "of",
+    "off", "on", "once", "only", "other", "our", "ours", "out", "over", "own", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very",
+    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
+    "with", "would", "you", "your", "yours"
+})
 
 
 def question_terms(query: str) -> list[str]:
