@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
@@ -130,6 +131,25 @@ class AgentToken(HashedSecret):
             models.CheckConstraint(condition=models.Q(access__in=["read", "read-write"]),
                                    name="agenttoken_access"),
         ]
+
+
+def freeze_container_where(level: str, partition: str | None, resource: str | None,
+                           namespaces: dict[str, Namespace]) -> dict[str, Any] | None:
+    """The Freeze columns naming a namespace or resource target among ``namespaces`` (a scope's,
+    by partition key); None for an item target, whose reference each store resolves itself.
+    Raises LookupError for a namespace or resource outside the scope."""
+    if level == "namespace":
+        if partition not in namespaces:
+            raise LookupError("that namespace is not in this scope")
+        ns = namespaces[partition]
+        return {"level": "namespace", "namespace": ns, "workspace_id": ns.resource.workspace_id}
+    if level == "resource":
+        for ns in namespaces.values():
+            if ns.resource.slug == resource:
+                return {"level": "resource", "resource": ns.resource,
+                        "workspace_id": ns.resource.workspace_id}
+        raise LookupError("that resource is not in this scope")
+    return None
 
 
 class Freeze(models.Model):

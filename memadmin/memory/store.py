@@ -15,7 +15,6 @@ import hashlib
 import json
 import math
 import re
-import secrets
 import time
 import uuid
 from collections import defaultdict
@@ -38,6 +37,7 @@ from memadmin.memory.models import (
     MemoryRevision,
     NamespaceCounter,
     OperationRecord,
+    freeze_container_where,
 )
 from memadmin.providers import contract as c
 from memadmin.quarantine import screening
@@ -49,8 +49,6 @@ OPERATION_RETENTION = dt.timedelta(hours=24)
 RECALL_TERMS_MAX = 16
 TERM_CANDIDATES = 200
 TERM_COUNT_CAP = 1000
-SLUG_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
-DAILY_KEY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -130,19 +128,8 @@ def _parse_item_id(item_id: str) -> uuid.UUID | None:
         return None
 
 
-def _check_operation_id(operation_id: str) -> str:
-    if not operation_id:
-        raise c.InvalidRequest("operationId is required for writes")
-    return c.check_id(operation_id, field="operationId")
 
 
-def _check_subject(subject: str | None) -> str | None:
-    if subject is None:
-        return None
-    c.check_text(subject, field="data subject id")
-    if not subject.strip() or len(subject) > c.MAX_SUBJECT_ID_CHARS:
-        raise c.InvalidRequest(f"data subject id must be 1-{c.MAX_SUBJECT_ID_CHARS} characters")
-    return subject
 
 
 def _check_filters(filters: c.ItemFilters) -> c.ItemFilters:
@@ -151,43 +138,12 @@ def _check_filters(filters: c.ItemFilters) -> c.ItemFilters:
     return filters
 
 
-def _check_mode(mode: str) -> None:
-    if mode not in c.MODES:
-        raise c.InvalidRequest("mode is required: replace or append")
 
 
-def _normalise_key(tier: str, key: str) -> str:
-    if tier not in c.TIERS:
-        raise c.InvalidRequest(f"unknown tier {tier!r}; one of {', '.join(c.TIERS)}")
-    if not isinstance(key, str):
-        raise c.InvalidRequest("key must be a string")
-    if tier in c.DOCUMENT_TIERS:
-        if key:
-            raise c.InvalidRequest(f"tier {tier} holds one document; its key must be empty")
-        return ""
-    if tier == "daily":
-        # fromisoformat alone also takes ISO week dates ("2026-W01-1") and basic forms.
-        if not DAILY_KEY.fullmatch(key):
-            _bad_daily()
-        try:
-            return dt.date.fromisoformat(key).isoformat()
-        except ValueError:
-            _bad_daily()
-    if tier == "facts" and not key:
-        return secrets.token_hex(8)
-    if not SLUG_KEY.fullmatch(key):
-        raise c.InvalidRequest(f"the {tier} key must be 1-128 letters, digits, - or _")
-    return key
 
 
-def _bad_daily() -> str:
-    raise c.InvalidRequest("the daily key must be a date, YYYY-MM-DD")
 
 
-def _joined(old: str, new: str, mode: str) -> str:
-    if mode == "replace" or not old:
-        return new
-    return old + ("" if old.endswith("\n") else "\n") + new
 
 
 def _to_item(row: MemoryItem, frozen: bool) -> c.Item:
@@ -378,11 +334,11 @@ class LocalProvider(c.Provider):
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
     ) -> c.RetainResult:
         partition = scope.single()
-        _check_mode(mode)
-        _check_operation_id(operation_id)
+        c.check_mode(mode)
+        c.check_operation_id(operation_id)
         c.check_text(content, field="content")
-        subject = _check_subject(data_subject_id)
-        key = key if tier == "facts" and not key else _normalise_key(tier, key)
+        subject = c.check_subject(data_subject_id)
+        key = key if tier == "facts" and not key else c.normalise_key(tier, key)
         request = {"op": "retain", "tier": tier, "key": key, "content": content, "mode": mode,
                    "subject": subject}
         with self._bounded(deadline):
@@ -390,7 +346,7 @@ class LocalProvider(c.Provider):
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
                 return c.RetainResult.from_dict(replay)
-            key = _normalise_key(tier, key)
+            key = c.normalise_key(tier, key)
             self._check_tombstone(namespace, subject)
             freeze = self._frozen_namespaces([namespace]).get(namespace.id)
             if freeze is not None:
@@ -453,7 +409,7 @@ class LocalProvider(c.Provider):
         freeze = self._item_freeze(item.id)
         if freeze is not None:
             raise self._frozen_error(freeze)
-        new_content = _joined(item.content, content, mode)
+        new_content = c.joined(item.content, content, mode)
         c.check_text(new_content, field="content")
         size = len(new_content.encode("utf-8"))
         self._check_size(namespace, size)
@@ -492,8 +448,8 @@ class LocalProvider(c.Provider):
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
     ) -> c.RetainResult:
-        _check_mode(mode)
-        _check_operation_id(operation_id)
+        c.check_mode(mode)
+        c.check_operation_id(operation_id)
         c.check_text(content, field="content")
         if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
             raise c.InvalidRequest("expected_revision must be a whole number")
@@ -552,7 +508,7 @@ class LocalProvider(c.Provider):
     ) -> c.DeleteResult:
         if (ids is None) == (filters is None):
             raise c.InvalidRequest("delete needs exactly one of ids or filters")
-        _check_operation_id(operation_id)
+        c.check_operation_id(operation_id)
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise c.InvalidRequest("limit must be a positive whole number")
         if filters is not None:
@@ -586,7 +542,7 @@ class LocalProvider(c.Provider):
     ) -> c.ForgetResult:
         if (item_id is None) == (data_subject_id is None):
             raise c.InvalidRequest("forget needs exactly one of id or data subject id")
-        _check_operation_id(operation_id)
+        c.check_operation_id(operation_id)
         request = {"op": "forget", "id": item_id, "subject": data_subject_id,
                    "override": bool(override_hold)}
         with self._bounded(deadline):
@@ -599,7 +555,7 @@ class LocalProvider(c.Provider):
                 pk = _parse_item_id(item_id)
                 qs = qs.filter(pk=pk) if pk else qs.none()
             else:
-                qs = qs.filter(data_subject_id=_check_subject(data_subject_id))
+                qs = qs.filter(data_subject_id=c.check_subject(data_subject_id))
             free, held = self._split_held(qs, namespaces, override_hold=override_hold)
             result = c.ForgetResult(removed=self._delete_rows(free), held=held)
             self._remember(scope, op_hash, req_hash, result.__dict__)
@@ -609,18 +565,13 @@ class LocalProvider(c.Provider):
 
     def _freeze_row_filter(self, target: c.FreezeTarget, scope: c.Scope) -> dict[str, Any]:
         namespaces = self._namespaces(scope)
-        if target.level == "namespace":
-            if target.partition not in namespaces:
-                raise c.NotFound("that namespace is not in this scope")
-            ns = namespaces[target.partition]
-            return {"level": "namespace", "namespace": ns,
-                    "workspace_id": ns.resource.workspace_id}
-        if target.level == "resource":
-            for ns in namespaces.values():
-                if ns.resource.slug == target.resource:
-                    return {"level": "resource", "resource": ns.resource,
-                            "workspace_id": ns.resource.workspace_id}
-            raise c.NotFound("that resource is not in this scope")
+        try:
+            where = freeze_container_where(target.level, target.partition, target.resource,
+                                           namespaces)
+        except LookupError as exc:
+            raise c.NotFound(str(exc)) from None
+        if where is not None:
+            return where
         pk = _parse_item_id(target.item_id or "")
         item = (MemoryItem.objects.select_related("namespace__resource")
                 .filter(pk=pk, namespace__in=list(namespaces.values())).first()) if pk else None
@@ -716,7 +667,7 @@ class LocalProvider(c.Provider):
             c.check_id(filters.key, field="key")
             qs = qs.filter(key=filters.key)
         if filters.subject is not None:
-            qs = qs.filter(data_subject_id=_check_subject(filters.subject))
+            qs = qs.filter(data_subject_id=c.check_subject(filters.subject))
         if filters.quarantine is not None:
             if filters.quarantine not in c.QUARANTINE_STATES:
                 raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")

@@ -19,6 +19,7 @@ import dataclasses
 import datetime as dt
 import math
 import re
+import secrets
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
@@ -586,3 +587,62 @@ def check_id(value: str, *, field: str = "id") -> str:
     if len(value.encode("utf-8")) > MAX_ID_BYTES:
         raise InvalidRequest(f"{field} is longer than {MAX_ID_BYTES} bytes")
     return value
+
+
+# -- argument checks every backend applies alike (the built-in store and the governed kinds) --
+
+SLUG_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
+DAILY_KEY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def check_operation_id(operation_id: str) -> str:
+    if not operation_id:
+        raise InvalidRequest("operationId is required for writes")
+    return check_id(operation_id, field="operationId")
+
+
+def check_subject(subject: str | None) -> str | None:
+    if subject is None:
+        return None
+    check_text(subject, field="data subject id")
+    if not subject.strip() or len(subject) > MAX_SUBJECT_ID_CHARS:
+        raise InvalidRequest(f"data subject id must be 1-{MAX_SUBJECT_ID_CHARS} characters")
+    return subject
+
+
+def check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise InvalidRequest("mode is required: replace or append")
+
+
+def normalise_key(tier: str, key: str) -> str:
+    """The key an item of ``tier`` is stored under: empty for document tiers, an ISO date for
+    ``daily``, a random one for a ``facts`` item written without, else a slug."""
+    if tier not in TIERS:
+        raise InvalidRequest(f"unknown tier {tier!r}; one of {', '.join(TIERS)}")
+    if not isinstance(key, str):
+        raise InvalidRequest("key must be a string")
+    if tier in DOCUMENT_TIERS:
+        if key:
+            raise InvalidRequest(f"tier {tier} holds one document; its key must be empty")
+        return ""
+    if tier == "daily":
+        # fromisoformat alone also takes ISO week dates ("2026-W01-1") and basic forms.
+        if not DAILY_KEY.fullmatch(key):
+            raise InvalidRequest("the daily key must be a date, YYYY-MM-DD")
+        try:
+            return dt.date.fromisoformat(key).isoformat()
+        except ValueError:
+            raise InvalidRequest("the daily key must be a date, YYYY-MM-DD") from None
+    if tier == "facts" and not key:
+        return secrets.token_hex(8)
+    if not SLUG_KEY.fullmatch(key):
+        raise InvalidRequest(f"the {tier} key must be 1-128 letters, digits, - or _")
+    return key
+
+
+def joined(old: str, new: str, mode: str) -> str:
+    """The content after a write in ``mode`` (append adds a line)."""
+    if mode == "replace" or not old:
+        return new
+    return old + ("" if old.endswith("\n") else "\n") + new

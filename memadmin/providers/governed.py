@@ -31,7 +31,6 @@ import hashlib
 import json
 import math
 import re
-import secrets
 import threading
 import time
 import uuid
@@ -44,14 +43,12 @@ from django.utils import timezone
 
 from memadmin.gdpr.models import Tombstone
 from memadmin.lib.keys import subject_hashes_all_keys
-from memadmin.memory.models import Freeze
+from memadmin.memory.models import Freeze, freeze_container_where
 from memadmin.providers import contract as c
 from memadmin.providers.models import GovernedItem
 from memadmin.quarantine.models import QuarantineEntry
 from memadmin.workspaces.models import Namespace
 
-SLUG_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
-DAILY_KEY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _STOPWORDS = frozenset({"or", "and", "not"})
 RECALL_TERMS_MAX = 16  # as the built-in store: a question's first 16 meaningful terms
@@ -188,53 +185,14 @@ def snippet_for(content: str, terms: Sequence[str]) -> str:
     return content[start:start + limit]
 
 
-def check_mode(mode: str) -> None:
-    if mode not in c.MODES:
-        raise c.InvalidRequest("mode is required: replace or append")
 
 
-def check_operation_id(operation_id: str) -> None:
-    if not operation_id:
-        raise c.InvalidRequest("operationId is required for writes")
-    c.check_id(operation_id, field="operationId")
 
 
-def check_subject(subject: str | None) -> str | None:
-    if subject is None:
-        return None
-    c.check_text(subject, field="data subject id")
-    if not subject.strip() or len(subject) > c.MAX_SUBJECT_ID_CHARS:
-        raise c.InvalidRequest(f"data subject id must be 1-{c.MAX_SUBJECT_ID_CHARS} characters")
-    return subject
 
 
-def normalise_key(tier: str, key: str) -> str:
-    if tier not in c.TIERS:
-        raise c.InvalidRequest(f"unknown tier {tier!r}; one of {', '.join(c.TIERS)}")
-    if not isinstance(key, str):
-        raise c.InvalidRequest("key must be a string")
-    if tier in c.DOCUMENT_TIERS:
-        if key:
-            raise c.InvalidRequest(f"tier {tier} holds one document; its key must be empty")
-        return ""
-    if tier == "daily":
-        if not DAILY_KEY.fullmatch(key):
-            raise c.InvalidRequest("the daily key must be a date, YYYY-MM-DD")
-        try:
-            return dt.date.fromisoformat(key).isoformat()
-        except ValueError:
-            raise c.InvalidRequest("the daily key must be a date, YYYY-MM-DD") from None
-    if tier == "facts" and not key:
-        return secrets.token_hex(8)
-    if not SLUG_KEY.fullmatch(key):
-        raise c.InvalidRequest(f"the {tier} key must be 1-128 letters, digits, - or _")
-    return key
 
 
-def joined(old: str, new: str, mode: str) -> str:
-    if mode == "replace" or not old:
-        return new
-    return old + ("" if old.endswith("\n") else "\n") + new
 
 
 def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
@@ -245,7 +203,7 @@ def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
     if filters.key is not None:
         c.check_id(filters.key, field="key")
     if filters.subject is not None:
-        check_subject(filters.subject)
+        c.check_subject(filters.subject)
     if filters.quarantine is not None and filters.quarantine not in c.QUARANTINE_STATES:
         raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")
     c.check_time_filters(filters)
@@ -581,15 +539,15 @@ class GovernedProvider(c.Provider):
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
     ) -> c.RetainResult:
         self._require("retain")
-        check_mode(mode)
-        check_operation_id(operation_id)
+        c.check_mode(mode)
+        c.check_operation_id(operation_id)
         c.check_text(content, field="content")
-        subject = check_subject(data_subject_id)
+        subject = c.check_subject(data_subject_id)
         end = end_of(deadline)
         partition = scope.single()
         with self._session(end), transaction.atomic():
             namespace = self._namespaces(scope)[partition]
-            key = normalise_key(tier, key)
+            key = c.normalise_key(tier, key)
             self._check_tombstone(namespace, subject)
             freeze = self._namespace_freezes([namespace]).get(namespace.id)
             if freeze is not None:
@@ -641,7 +599,7 @@ class GovernedProvider(c.Provider):
         if current.problem is not None:
             raise current.problem_error(f"{c.source_label(current.tier, current.key)}: "
                                         f"{current.problem}; memadmin will not rewrite it")
-        new_content = joined(current.content, content, mode)
+        new_content = c.joined(current.content, content, mode)
         c.check_text(new_content, field="content")
         self._check_size(namespace, new_content)
         left(end)
@@ -671,8 +629,8 @@ class GovernedProvider(c.Provider):
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
     ) -> c.RetainResult:
         self._require("update")
-        check_mode(mode)
-        check_operation_id(operation_id)
+        c.check_mode(mode)
+        c.check_operation_id(operation_id)
         c.check_text(content, field="content")
         if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
             raise c.InvalidRequest("expected_revision must be a whole number")
@@ -712,7 +670,7 @@ class GovernedProvider(c.Provider):
         self._require("delete")
         if (ids is None) == (filters is None):
             raise c.InvalidRequest("delete needs exactly one of ids or filters")
-        check_operation_id(operation_id)
+        c.check_operation_id(operation_id)
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise c.InvalidRequest("limit must be a positive whole number")
         if filters is not None:
@@ -745,8 +703,8 @@ class GovernedProvider(c.Provider):
         self._require("forget")
         if (item_id is None) == (data_subject_id is None):
             raise c.InvalidRequest("forget needs exactly one of id or data subject id")
-        check_operation_id(operation_id)
-        subject = check_subject(data_subject_id) if data_subject_id is not None else None
+        c.check_operation_id(operation_id)
+        subject = c.check_subject(data_subject_id) if data_subject_id is not None else None
         end = end_of(deadline)
         removed = held = 0
         with self._session(end), transaction.atomic():
@@ -766,18 +724,13 @@ class GovernedProvider(c.Provider):
     def _freeze_where(self, target: c.FreezeTarget, scope: c.Scope, end: float
                       ) -> dict[str, Any]:
         namespaces = self._namespaces(scope)
-        if target.level == "namespace":
-            if target.partition not in namespaces:
-                raise c.NotFound("that namespace is not in this scope")
-            ns = namespaces[target.partition]
-            return {"level": "namespace", "namespace": ns,
-                    "workspace_id": ns.resource.workspace_id}
-        if target.level == "resource":
-            for ns in namespaces.values():
-                if ns.resource.slug == target.resource:
-                    return {"level": "resource", "resource": ns.resource,
-                            "workspace_id": ns.resource.workspace_id}
-            raise c.NotFound("that resource is not in this scope")
+        try:
+            where = freeze_container_where(target.level, target.partition, target.resource,
+                                           namespaces)
+        except LookupError as exc:
+            raise c.NotFound(str(exc)) from None
+        if where is not None:
+            return where
         namespace, stored = self._item_in_scope(target.item_id or "", scope, end)
         return {"level": "item", "provider_id": self.settings.id, "item_ref": stored.ref,
                 "workspace_id": namespace.resource.workspace_id}
