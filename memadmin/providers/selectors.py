@@ -159,10 +159,13 @@ def _rows(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         return cursor.fetchall()
 
 
-def health_panel(workspace: Any) -> HealthPanel:
+def health_panel(workspace: Any, *, provider: ProviderConfig | None = None) -> HealthPanel:
+    """The workspace's panel; with ``provider``, only that provider's card (its history page)."""
     now = timezone.now()
-    configs = list(ProviderConfig.objects.filter(workspace=workspace)
-                   .select_related("health").order_by("name"))
+    found = ProviderConfig.objects.filter(workspace=workspace)
+    if provider is not None:
+        found = found.filter(pk=provider.pk)
+    configs = list(found.select_related("health").order_by("name"))
     ids = [config.pk for config in configs]
     stats: dict[Any, tuple[Any, ...]] = {}
     strips: dict[Any, list[Check]] = {pk: [] for pk in ids}

@@ -48,7 +48,7 @@ def _provider(workspace: Any, slug: str) -> ProviderConfig:
 
 def _history_page(request: AuthenticatedHttpRequest, workspace: Any, config: ProviderConfig,
                   *, note_form: Any = None, status: int = 200) -> HttpResponse:
-    panel = next(p for p in selectors.health_panel(workspace).providers if p.config == config)
+    [panel] = selectors.health_panel(workspace, provider=config).providers
     return render(request, "providers/history.html", ws_context(
         request, workspace, tab="health", provider=config, p=panel,
         charts=[history.latency_chart(config, key) for key in history.RANGES],
