@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -23,12 +22,11 @@ from memadmin.audit.sentences import Sentence, sentence
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
+from memadmin.lib.csvexport import buffered, csv_lines
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
 
-#: A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ["id", "seq", "created_at", "actor", "action", "target_type", "target_id", "data",
                "hash", "prev_hash"]
 
@@ -69,40 +67,15 @@ def _rows(workspace: Any, events: list[Any]) -> list[tuple[Any, Sentence, str]]:
             for event in events]
 
 
-def _csv_cell(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                           sort_keys=True)
-    if text.startswith(FORMULA_STARTS):
-        return "'" + text
-    return text
 
 
-class _Echo:
-    """A file-like object whose ``write`` hands the line back to the csv writer's caller."""
-
-    def write(self, value: str) -> str:
-        return value
 
 
-def _buffered(chunks: Iterable[str]) -> Iterator[bytes]:
-    buffer: list[str] = []
-    size = 0
-    for chunk in chunks:
-        buffer.append(chunk)
-        size += len(chunk)
-        if size >= 64 * 1024:
-            yield "".join(buffer).encode()
-            buffer, size = [], 0
-    if buffer:
-        yield "".join(buffer).encode()
 
 
 def _csv_lines(events: Iterable[Any]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(CSV_COLUMNS)
-    for event in events:
-        row = selectors.event_row(event)
-        yield writer.writerow([_csv_cell(row[column]) for column in CSV_COLUMNS])
+    rows = (selectors.event_row(event) for event in events)
+    return csv_lines(CSV_COLUMNS, ([row[column] for column in CSV_COLUMNS] for row in rows))
 
 
 def _jsonl_lines(events: Iterable[Any]) -> Iterator[str]:
@@ -135,7 +108,7 @@ def audit_export(request: AuthenticatedHttpRequest, slug: str, fmt: str) -> Http
                            data={"format": fmt, "filters": filters.for_audit()})
     content_type, lines = EXPORT_FORMATS[fmt]
     events = selectors.audit_export_rows(workspace=workspace, filters=filters)
-    response = StreamingHttpResponse(_buffered(lines(events)), content_type=content_type)
+    response = StreamingHttpResponse(buffered(lines(events)), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{workspace.slug}-audit.{fmt}"'
     return response
 

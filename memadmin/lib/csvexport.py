@@ -26,16 +26,27 @@ class _Echo:
         return value
 
 
-def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+def csv_lines(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[str]:
+    """The header line, then one line per row, every cell made safe."""
     writer = csv.writer(_Echo())
-    buffer: list[str] = [writer.writerow(list(header))]
-    size = len(buffer[0])
+    yield writer.writerow(list(header))
     for row in rows:
-        line = writer.writerow([csv_cell(cell) for cell in row])
-        buffer.append(line)
-        size += len(line)
+        yield writer.writerow([csv_cell(cell) for cell in row])
+
+
+def buffered(chunks: Iterable[str]) -> Iterator[bytes]:
+    """Text pieces joined into UTF-8 chunks of about CHUNK bytes (fewer, larger writes)."""
+    buffer: list[str] = []
+    size = 0
+    for chunk in chunks:
+        buffer.append(chunk)
+        size += len(chunk)
         if size >= CHUNK:
             yield "".join(buffer).encode()
             buffer, size = [], 0
     if buffer:
         yield "".join(buffer).encode()
+
+
+def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    return buffered(csv_lines(header, rows))
