@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, cast
 from urllib.parse import quote, urlencode
 
 import pytest
@@ -34,7 +35,8 @@ def database_url() -> str:
     if db["PASSWORD"]:
         auth += ":" + quote(str(db["PASSWORD"]), safe="")
     host, port = str(db["HOST"]), str(db["PORT"])
-    query = {key: str(value) for key, value in db.get("OPTIONS", {}).items() if key == "sslmode"}
+    options = cast(dict[str, Any], db.get("OPTIONS", {}))
+    query = {key: str(value) for key, value in options.items() if key == "sslmode"}
     if host.startswith("/"):
         query["host"] = host
         host = ""

@@ -43,8 +43,9 @@ class TestCreate:
         assert not user.has_usable_password()
         assert access.workspace_roles(user, user_workspace := access.visible_workspaces(
             user).get()) == {"viewer"} and user_workspace.slug == "acme"
-        link = re.search(r'<code id="password-link">([^<]+)</code>',
-                         response.content.decode()).group(1)
+        found = re.search(r'<code id="password-link">([^<]+)</code>', response.content.decode())
+        assert found is not None
+        link = found.group(1)
         assert link in mail.outbox[0].body
         path = link.split("testserver", 1)[1]
         form_page = client.get(path, follow=True)

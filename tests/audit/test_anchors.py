@@ -93,7 +93,8 @@ def test_a_chain_that_does_not_verify_is_not_anchored(workspace, anchor_storage:
     with caplog.at_level("ERROR", logger="memadmin.audit.anchors"):
         assert anchors.anchor_chain(str(workspace.pk)) is None
     assert "does not verify" in caplog.text
-    assert anchors.latest_checkpoint(str(workspace.pk)).count == 1
+    checkpoint = anchors.latest_checkpoint(str(workspace.pk))
+    assert checkpoint is not None and checkpoint.count == 1
 
 
 @pytest.mark.parametrize("status", [500, 302])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -56,7 +57,7 @@ def connected_as(role: str) -> Iterator[None]:
         conn.settings_dict["USER"], conn.settings_dict["PASSWORD"] = saved
 
 
-def refused(sql: str, params: list[object] | None = None) -> str:
+def refused(sql: str, params: list[Any] | None = None) -> str:
     """Run ``sql``, which must fail; the database's message."""
     with pytest.raises(DatabaseError) as failure, transaction.atomic(), \
             connection.cursor() as cursor:

@@ -39,7 +39,7 @@ def page_verdict(client) -> str:  # type: ignore[no-untyped-def]
     """Press "Verify chain", let a worker run the job, read the result page."""
     response = client.post(LIST + "verify/")
     assert response.status_code == 302
-    job = Job.objects.filter(kind="audit_verify_chain").order_by("-created_at").first()
+    job = Job.objects.filter(kind="audit_verify_chain").latest("created_at")
     assert runner.run_job(str(job.pk)) == "succeeded"
     html = client.get(response["Location"]).content.decode()
     return html.split('id="verify-result"')[1].split(">", 1)[1].split("</p>")[0]
@@ -169,7 +169,7 @@ class TestBeforeTampering:
         line = acme_line(capsys.readouterr().out)
         assert line.startswith(f"acme: ok, {len(anchored_chain[0])} events, checkpoint of ")
         assert page_verdict(client_for("carl")).startswith("OK: all ")
-        job = Job.objects.filter(kind="audit_verify_chain").order_by("-created_at").first()
+        job = Job.objects.filter(kind="audit_verify_chain").latest("created_at")
         page = client_for("carl").get(f"{LIST}verify/{job.pk}/").content.decode()
         # The checkpoint vouches for the events up to the anchoring, not the job's own start.
         assert f"The last checkpoint ({len(anchored_chain[0])} events) holds." in page
@@ -178,7 +178,7 @@ class TestBeforeTampering:
                                                                     anchor_storage,
                                                                     client_for) -> None:
         assert page_verdict(client_for("carl")).startswith("OK: all ")
-        job = Job.objects.filter(kind="audit_verify_chain").order_by("-created_at").first()
+        job = Job.objects.filter(kind="audit_verify_chain").latest("created_at")
         page = client_for("carl").get(f"{LIST}verify/{job.pk}/").content.decode()
         assert "No checkpoint of this chain yet" in page
 
@@ -223,6 +223,7 @@ class TestCheckpointFile:
     def test_a_forged_checkpoint_is_refused(self, anchored_chain, workspace, capsys,
                                             tmp_path: Path) -> None:
         real = anchors.latest_checkpoint(str(workspace.pk))
+        assert real is not None
         forged = {**real.as_json(), "count": real.count - 5}
         path = tmp_path / "forged.json"
         path.write_text(json.dumps(forged))

@@ -73,7 +73,8 @@ def test_an_operator_adds_a_provider_sees_it_fail_notes_the_incident_and_plans_m
     incident.get_by_role("button", name="Save note").click()
     expect(page.locator("[data-testid=incident]")).to_contain_text(
         "Store host rebooted by the cloud provider.")
-    assert IncidentNote.objects.get().author.username == "olga"
+    author = IncidentNote.objects.get().author
+    assert author is not None and author.username == "olga"
 
     # 4. Maintenance for the next hour: the panel shows the banner.
     page.goto(base + reverse("providers:maintenance", args=[workspace.slug]))

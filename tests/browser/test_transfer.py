@@ -75,6 +75,7 @@ def test_an_owner_exports_json_lines_then_a_zip_file(
     page.get_by_role("button", name="Start the export").click()
     expect(page.locator("#job-state")).to_have_text("queued")
     job = Job.objects.get(kind="memory_export")
+    assert job.created_by is not None
     assert job.created_by.username == "nora" and job.params["format"] == "zip"
 
     run_worker()

@@ -107,16 +107,16 @@ def test_it_pages_with_a_cursor(api: Api) -> None:
     assert third["nextCursor"] is None
 
 
-def test_it_shrinks_list_and_export_pages_to_fit_64_kib(api: Api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_it_shrinks_list_and_export_pages_to_fit_64_kib(api: Api, tool_resource) -> None:
     resource_update(actor=SYSTEM, resource=tool_resource, item_max_bytes=16384)
     made = {api.retain(f"{n}" + "é" * 7000)["id"] for n in range(6)}  # ~14 KiB each
 
     for operation in ("list", "export"):
         seen: list[str] = []
-        cursor = None
+        cursor: str | None = None
         pages = 0
         while True:
-            fields = {"cursor": cursor} if cursor else {}
+            fields: dict[str, str] = {"cursor": cursor} if cursor else {}
             answer = api.wire.post(_admin_body(api, operation, limit=50, **fields),
                                    api.tokens.admin)
             assert answer.status == 200 and answer.size <= 64 * 1024
@@ -154,7 +154,7 @@ def test_it_gets_an_item_with_its_revisions(api: Api) -> None:
     assert answer["omittedRevisions"] == 0
 
 
-def test_it_omits_the_oldest_revisions_that_do_not_fit_64_kib(api: Api,  # type: ignore[no-untyped-def]
+def test_it_omits_the_oldest_revisions_that_do_not_fit_64_kib(api: Api,
                                                                tool_resource) -> None:
     resource_update(actor=SYSTEM, resource=tool_resource, item_max_bytes=16384)
     made = api.retain("0" * 16000, tier="lessons")
@@ -238,7 +238,7 @@ def test_it_places_and_lifts_a_namespace_freeze(api: Api) -> None:
     assert row.created_by_label.startswith("admin-credential:")
 
 
-def test_it_holds_frozen_items_back_from_delete_and_forget(api: Api, wire_compliance) -> None:  # type: ignore[no-untyped-def]
+def test_it_holds_frozen_items_back_from_delete_and_forget(api: Api, wire_compliance) -> None:
     held = api.retain("on hold", dataSubjectId="customer-3")
     free = api.retain("free", dataSubjectId="customer-3")
     api.admin("freeze", target={"level": "item", "itemId": held["id"]}, kind="legal_hold",
@@ -253,7 +253,7 @@ def test_it_holds_frozen_items_back_from_delete_and_forget(api: Api, wire_compli
     assert not MemoryItem.objects.filter(pk__in=[held["id"], free["id"]]).exists()
 
 
-def test_it_freezes_a_whole_resource(api: Api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_it_freezes_a_whole_resource(api: Api, tool_resource) -> None:
     api.admin("freeze", target={"level": "resource", "resource": tool_resource.slug,
                                 "partition": None, "itemId": None},
               kind="freeze", reason="Migration")
@@ -354,7 +354,7 @@ def test_it_audits_admin_calls_without_memory_content(api: Api) -> None:
         assert "customer-secret-id" not in dumped
 
 
-def test_it_audits_an_overridden_hold(api: Api, wire_compliance) -> None:  # type: ignore[no-untyped-def]
+def test_it_audits_an_overridden_hold(api: Api, wire_compliance) -> None:
     made = api.retain("held", dataSubjectId="customer-4")
     api.admin("freeze", target={"level": "item", "itemId": made["id"]}, kind="legal_hold",
               reason="Case 9")

@@ -47,11 +47,12 @@ def erasure(users, workspace, carol, local_config):  # type: ignore[no-untyped-d
     subject_request_submit(actor=Actor.of(users["carl"]), subject_request=request)
     subject_request_approve(actor=Actor.of(carol), subject_request=request)
     request.refresh_from_db()
-    assert request.job.created_by == carol
+    assert request.job is not None and request.job.created_by == carol
     return request
 
 
 def running(request: SubjectRequest) -> Job:
+    assert request.job_id is not None
     SubjectRequest.objects.filter(pk=request.pk).update(state="running")
     Job.objects.filter(pk=request.job_id).update(
         state="running", worker="w", attempts=1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import zipfile
+from typing import Any
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -109,7 +110,9 @@ class TestPolicies:
         assert not RetentionPolicy.objects.exists()
 
     def test_it_refuses_an_unknown_action_or_rule_or_tier(self, namespace) -> None:
-        for bad in ({"action": "shred", "rule": "idle"}, {"action": "delete", "rule": "soon"}):
+        bads: list[dict[str, Any]] = [{"action": "shred", "rule": "idle"},
+                                      {"action": "delete", "rule": "soon"}]
+        for bad in bads:
             with pytest.raises(ValidationError):
                 retention_policy_set(actor=ALICE, namespace=namespace, days=3, **bad)
         with pytest.raises(ValidationError):
@@ -240,6 +243,7 @@ class TestRun:
         assert {json.loads(line)["content"] for line in lines} == {"content of old",
                                                                   "content of older"}
         assert manifest["total_items"] == 2
+        assert job.result_expires_at is not None
         assert job.result_expires_at > timezone.now() + dt.timedelta(days=29)
 
     def test_an_archive_run_with_nothing_to_remove_writes_no_file(self, namespace) -> None:
@@ -268,6 +272,7 @@ class TestRun:
         job = retention_run_start(actor=ALICE, policy=policy)
         # An item that turns idle after the run started is not in this run's set.
         cutoff = wire.filters_from_wire(job.params["filters"]).updated_before
+        assert cutoff is not None
         assert cutoff == policy_filters(policy, cutoff + dt.timedelta(days=30)).updated_before
         MemoryItem.objects.filter(pk=aged["fresh"]).update(
             updated_at=cutoff + dt.timedelta(seconds=1))
@@ -286,6 +291,7 @@ class TestSweep:
         assert policy.next_run_at > timezone.now() + RUN_EVERY - dt.timedelta(minutes=5)
         RetentionPolicy.objects.filter(pk=policy.pk).update(next_run_at=timezone.now())
         assert retention_sweep() == 0  # the previous run has not finished yet
+        assert policy.last_job is not None
         run(policy.last_job)
         assert MemoryItem.objects.filter(namespace=namespace).count() == 1
         assert policy.last_job.created_by is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -36,7 +38,7 @@ def item_id(local_config, namespace) -> str:  # type: ignore[no-untyped-def]
 
 
 def last_event(workspace) -> AuditEvent:  # type: ignore[no-untyped-def]
-    return AuditEvent.objects.filter(workspace_id=workspace.pk).order_by("-seq").first()
+    return AuditEvent.objects.filter(workspace_id=workspace.pk).latest("seq")
 
 
 class TestEdit:
@@ -46,7 +48,7 @@ class TestEdit:
                                     content="We use the paid tier.", mode="replace",
                                     expected_revision=1)
         assert result.revision == 2
-        previous = MemoryRevision.objects.get(item_id=item_id)
+        previous = MemoryRevision.objects.get(item_id=uuid.UUID(item_id))
         assert (previous.revision, previous.actor) == (1, "agent:mat_abc")
         event = last_event(namespace.resource.workspace)
         assert event.action == "memory.edit"
@@ -75,7 +77,7 @@ class TestEdit:
                                content="changed", mode="replace", expected_revision=1)
         item = MemoryItem.objects.get(pk=item_id)
         assert (item.content, item.revision) == ("We use the free tier.", 1)
-        assert not MemoryRevision.objects.filter(item_id=item_id).exists()
+        assert not MemoryRevision.objects.filter(item_id=uuid.UUID(item_id)).exists()
 
     def test_restore_makes_an_old_revision_current_as_a_new_one(self, namespace,
                                                                 item_id: str) -> None:

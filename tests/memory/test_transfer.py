@@ -176,6 +176,7 @@ class TestExport:
                                             {"format": "zip"}))
         job = run(job)
         assert job.result_file == f"exports/{job.pk}.zip"
+        assert job.result_expires_at is not None
         assert job.result_expires_at > timezone.now() + dt.timedelta(hours=23)
         archive = read_export(job)
         manifest = json.loads(archive.read("manifest.json"))

@@ -707,8 +707,9 @@ class TestAnswers:
         assert len(server.requests) == 1
 
     def test_a_wrong_shape_is_an_invalid_response(self, serve, subtests):
-        for body in ([1, 2], {"sources": []}, {"text": 5, "sources": []},
-                     {"text": "", "sources": [{"id": "x" * 2000}]}):
+        bodies: list[Any] = [[1, 2], {"sources": []}, {"text": 5, "sources": []},
+                             {"text": "", "sources": [{"id": "x" * 2000}]}]
+        for body in bodies:
             with subtests.test(body=body):
                 server = serve(lambda conn, seen, n, b=body: conn.reply(200, b))
                 with pytest.raises(c.Unavailable) as raised:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import cast
 
 import psycopg
 import pytest
+from django import forms
 from langgraph.store.postgres import PostgresStore
 
 from memadmin.audit.services import Actor
@@ -157,7 +159,9 @@ class TestItemsAgentsPut:
 
         items = {i.key: i for i in listing(provider, scope)}
 
-        left = items["short-lived"].expires_at - dt.datetime.now(dt.UTC)
+        expires_at = items["short-lived"].expires_at
+        assert expires_at is not None
+        left = expires_at - dt.datetime.now(dt.UTC)
         assert dt.timedelta(minutes=55) < left <= dt.timedelta(minutes=60)
         assert items["kept"].expires_at is None
 
@@ -291,7 +295,9 @@ class TestNotInstalled:
         monkeypatch.setitem(registry.OPTIONAL_LIBRARIES, "mem0",
                             ("no_such_library_for_memadmin", "pip install 'memadmin[mem0]'"))
 
-        labels = dict(ProviderForm().fields["kind"].choices)
+        field = ProviderForm().fields["kind"]
+        assert isinstance(field, forms.ChoiceField)
+        labels = dict(cast(list[tuple[str, str]], field.choices))
 
         assert labels["mem0"].endswith("(not installed: pip install 'memadmin[mem0]')")
         assert "not installed" not in labels["langgraph"]

@@ -6,6 +6,7 @@ Every case runs against every provider kind, through contract calls only.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
@@ -144,8 +145,10 @@ class TestFreeze:
         assert frozen_kind(put) is None
 
     def test_it_refuses_an_unknown_level_or_a_target_without_its_reference(self, subtests):
-        for kwargs in ({"level": "planet"}, {"level": "namespace"}, {"level": "item"},
-                       {"level": "resource", "partition": "p"}, {"level": "item", "item_id": ""}):
+        targets: list[dict[str, Any]] = [
+            {"level": "planet"}, {"level": "namespace"}, {"level": "item"},
+            {"level": "resource", "partition": "p"}, {"level": "item", "item_id": ""}]
+        for kwargs in targets:
             with subtests.test(kwargs=kwargs), pytest.raises(c.InvalidRequest):
                 c.FreezeTarget(**kwargs)
 

@@ -10,6 +10,7 @@ import datetime as dt
 import json
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -262,7 +263,8 @@ class TestListItems:
                 page(provider, scope, filters)
 
     def test_it_refuses_filters_that_are_not_item_filters(self, provider, scope, subtests):
-        for filters in (None, {"tier": "facts"}, "tier=facts"):
+        not_filters: list[Any] = [None, {"tier": "facts"}, "tier=facts"]
+        for filters in not_filters:
             with subtests.test(filters=filters):
                 with pytest.raises(c.InvalidRequest):
                     page(provider, scope, filters)

@@ -78,7 +78,7 @@ class TestIncidents:
             self, outage, workspace, client_for) -> None:  # type: ignore[no-untyped-def]
         other = remote(workspace, "other")
         observe(other, False, timezone.now())
-        foreign = HealthTransition.objects.filter(provider=other).first()
+        foreign = HealthTransition.objects.filter(provider=other).get()
         url = reverse("providers:incident_note", args=["acme", "remote"])
         for value in [str(foreign.pk), "not-a-number", "", "9" * 40]:
             response = client_for("olga").post(url, {"incident": value, "text": "x"})

@@ -179,7 +179,7 @@ def test_remote_labels_are_listed_read_only(client_for, workspace, remote_store)
     # The next sync no longer hears of "b": its entry is superseded.
     reported.pop()
     carl.post(reverse("quarantine:remote_sync", args=["acme"]))
-    run(Job.objects.filter(kind="quarantine_remote_sync").order_by("-created_at").first())
+    run(Job.objects.filter(kind="quarantine_remote_sync").latest("created_at"))
     assert dict(rows.values_list("label", "state")) == {"peers/a.md": "pending",
                                                          "peers/b.md": "superseded"}
 

@@ -230,7 +230,7 @@ def multipart_raw(data: dict[str, Any]) -> tuple[bytes, str]:
     return bytes(out), f"multipart/form-data; boundary={boundary}"
 
 
-def import_file(value: Value) -> Value:
+def import_file(value: Value) -> Value | File:
     """A hostile value as the import form's ``file``: an export line carrying it as content
     (raw bytes go into the file as they are)."""
     if value is MISSING:

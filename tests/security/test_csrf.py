@@ -8,14 +8,16 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import reverse
+
+if TYPE_CHECKING:  # the test client's response type exists only in django-stubs
+    from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
 
 from tests.security.test_authz_matrix import ROWS, World, _build_world, url_names
 
@@ -44,7 +46,7 @@ def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[tuple[World
     default_storage.delete(built.export_job_file)  # type: ignore[attr-defined]
 
 
-def _post(client: Client, url: str, **extra: Any) -> HttpResponse:
+def _post(client: Client, url: str, **extra: Any) -> TestResponse:
     cookies = copy.deepcopy(client.cookies)
     try:
         with transaction.atomic():

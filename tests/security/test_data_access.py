@@ -277,6 +277,11 @@ def JOB(key: str) -> Callable[[World], dict[str, Any]]:  # noqa: N802
     return lambda w: {"job_id": w.jobs[key]}
 
 
+def FIXED(kwargs: dict[str, Any]) -> Callable[[World], dict[str, Any]]:  # noqa: N802
+    """URL arguments that do not depend on the world."""
+    return lambda w: kwargs
+
+
 #: Which canaries each namespace can carry (its items, withheld ones included).
 IN_NS = {ALICE_NS: (ALICE, PENDING), BOB_NS: (BOB, PENDING_OLD), TEAM_NS: (TEAM,),
          GLOBEX_NS: (GLOBEX,)}
@@ -307,7 +312,7 @@ EXITS: dict[str, list[Variant]] = {
     "jobs:detail": [V(k, "jobs:detail", JOB(k)) for k in ("ada", "nora", "access")],
     "providers:list": _every_ws("providers:list"),
     "providers:create": _every_ws("providers:create"),
-    "providers:edit": [V(s, "providers:edit", lambda w, s=s: {"slug": s, "provider": "builtin"})
+    "providers:edit": [V(s, "providers:edit", FIXED({"slug": s, "provider": "builtin"}))
                        for s in ("acme", "globex")],
     "providers:health": _every_ws("providers:health"),
     "providers:health_json": _every_ws("providers:health_json"),
@@ -316,10 +321,10 @@ EXITS: dict[str, list[Variant]] = {
                                query=f"?what={what}&days=7")
                              for s in ("acme", "globex") for what in ("checks", "incidents")],
     "providers:history": [V(s, "providers:history",
-                            lambda w, s=s: {"slug": s, "provider": "builtin"})
+                            FIXED({"slug": s, "provider": "builtin"}))
                           for s in ("acme", "globex")],
     "providers:discover": [V(s, "providers:discover",
-                             lambda w, s=s: {"slug": s, "provider": "builtin"})
+                             FIXED({"slug": s, "provider": "builtin"}))
                            for s in ("acme", "globex")],
     "accounts:people": _every_ws("accounts:people"),
     "memory:retention_namespace": [V(n, "memory:retention_namespace", NS(n)) for n in ALL_NS],
@@ -372,7 +377,7 @@ EXITS: dict[str, list[Variant]] = {
                                lambda w: {"slug": "acme", "request_id": w.subject_request},
                                only(REVIEWERS, ALICE, BOB, TEAM))],
     "audit:list": _every_ws("audit:list"),
-    "audit:export": [V(f"acme {f}", "audit:export", lambda w, f=f: {"slug": "acme", "fmt": f})
+    "audit:export": [V(f"acme {f}", "audit:export", FIXED({"slug": "acme", "fmt": f}))
                      for f in ("csv", "jsonl")],
     "audit:verify_result": [V("carl's check", "audit:verify_result",
                               lambda w: {"slug": "acme", "job_id": w.verify_job})],
@@ -393,6 +398,7 @@ def _export_flow(client: Client, world: World, url: str) -> list[bytes]:
         assert runner.run_job(job_id) == "succeeded"
         bodies.append(body_of(client.get(response["Location"])))
         job = Job.objects.get(pk=job_id)
+        assert job.workspace is not None
         download = client.get(reverse("memory:export_download",
                                       args=[job.workspace.slug, job_id]))
         assert download.status_code == 200
@@ -444,31 +450,43 @@ def _endpoint_flow(client: Client, world: World, role: str) -> list[bytes]:
     return bodies
 
 
+#: A flow's steps: (client, world, role) -> every body the flow received.
+FlowRun = Callable[[Client, World, str], list[bytes]]
+
+
 @dataclasses.dataclass(frozen=True)
 class Flow:
     label: str
-    run: Callable[[Client, World, str], list[bytes]]
+    run: FlowRun
     expect: Expect
+
+
+def _exporting(name: str, kwargs: Callable[[World], dict[str, Any]]) -> FlowRun:
+    """A flow that starts the export at ``name`` and reads everything it hands back."""
+    return lambda cl, w, role: _export_flow(cl, w, reverse(name, kwargs=kwargs(w)))
+
+
+def _with(flow: Callable[[Client, World, str], list[bytes]], argument: str) -> FlowRun:
+    """``flow`` run with a fixed third argument, whatever the role."""
+    return lambda cl, w, role: flow(cl, w, argument)
 
 
 FLOWS: dict[str, list[Flow]] = {
     "memory:export_namespace": [
-        Flow(n, lambda cl, w, r, n=n: _export_flow(cl, w, reverse(
-            "memory:export_namespace", kwargs=NS(n)(w))), owned(*IN_NS[n])) for n in ALL_NS],
+        Flow(n, _exporting("memory:export_namespace", NS(n)), owned(*IN_NS[n]))
+        for n in ALL_NS],
     "memory:export_resource": [
-        Flow(r, lambda cl, w, role, r=r: _export_flow(cl, w, reverse(
-            "memory:export_resource", kwargs=RES(r)(w))), owned(*canaries))
+        Flow(r, _exporting("memory:export_resource", RES(r)), owned(*canaries))
         for r, canaries in (("acme/knowledge", (ALICE, PENDING, BOB, PENDING_OLD)),
                             ("acme/crm", (TEAM,)), ("globex/notes", (GLOBEX,)))],
     "memory:export_workspace": [
-        Flow(s, lambda cl, w, r, s=s: _export_flow(cl, w, reverse(
-            "memory:export_workspace", args=[s])), expect)
+        Flow(s, _exporting("memory:export_workspace", WS(s)), expect)
         # A whole workspace is exported by its admins and workspace-wide owners only.
         for s, expect in (("acme", only(frozenset({"ada", "alice", "root"}), ALICE, BOB, TEAM)),
                           ("globex", only(frozenset({"root"}), GLOBEX)))],
-    "memory:import": [Flow(n, lambda cl, w, r, n=n: _import_flow(cl, w, n), nothing)
+    "memory:import": [Flow(n, _with(_import_flow, n), nothing)
                       for n in sorted(ACME)],
-    "memory:item_edit": [Flow(x, lambda cl, w, r, x=x: _conflict_flow(cl, w, x), owned(x))
+    "memory:item_edit": [Flow(x, _with(_conflict_flow, x), owned(x))
                          for x in (ALICE, PENDING, BOB)],
     "endpoint:endpoint": [Flow("recall", lambda cl, w, r: _endpoint_flow(cl, w, r),
                                owned(*ACME_CANARIES))],
@@ -557,7 +575,7 @@ def _check_gets(variants: list[Variant], built: World, clients: dict[str, Client
         url = variant.url(built)
         for role in ROLES:
             for htmx in (False, True):
-                headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+                headers: dict[str, Any] = {"HTTP_HX_REQUEST": "true"} if htmx else {}
                 with transaction.atomic():
                     raw = body_of(clients[role].get(url, **headers))
                     transaction.set_rollback(savepoints)

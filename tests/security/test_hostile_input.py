@@ -180,7 +180,7 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
                 "partial_request_id": str(partial.pk)},
         namespace_pk=str(namespace.pk), provider_pk=str(local_config.pk), item_id=made.id,
         revision=made.revision, entry_id=str(entry.pk),
-        partial_step=str(SubjectRequestStep.objects.filter(request=partial).first().pk))
+        partial_step=str(SubjectRequestStep.objects.filter(request=partial).earliest("pk").pk))
 
 
 def url_of(target: Target, world: World) -> str:
@@ -690,8 +690,8 @@ WRONG_TYPES: list[tuple[str, Any]] = [
 def _requests(api: Api, item_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
     """One valid request per operation: (who sends it, body)."""
     t = api.tokens
-    agent = {"partition": t.partition}
-    admin = {"partitions": [t.partition]}
+    agent: dict[str, Any] = {"partition": t.partition}
+    admin: dict[str, Any] = {"partitions": [t.partition]}
     return {
         "recall": ("agent", envelope("recall", **agent, input={"text": "hello"}, maxBytes=512,
                                      limit=5)),
@@ -821,8 +821,9 @@ def test_invalid_utf8_inside_a_string_is_refused(api: Api, raw: bytes) -> None:
                               "long-fraction"])
 @pytest.mark.parametrize("field", ["limit", "maxBytes", "version", "ignored"])
 def test_huge_numbers_are_refused_not_a_500(api: Api, number: str, field: str) -> None:
+    zero: dict[str, Any] = {field: 0}
     body = json.dumps(envelope("recall", partition=api.tokens.partition, input={"text": "x"},
-                               **{field: 0}))
+                               **zero))
     raw = body.replace(f'"{field}": 0', f'"{field}": {number}').encode()
 
     answer = api.wire.post({"operation": "recall"}, api.tokens.rw, raw=raw, request_valid=None)

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.test import Client, RequestFactory
 from django.urls import reverse
@@ -135,7 +136,8 @@ def test_multipart_bodies_are_not_read_into_memory(middleware, view, settings) -
     request = RequestFactory().post("/", data=body, content_type=content_type)
 
     assert middleware(request).content == b"view"
-    assert request.FILES["file"].size == 100_000
+    upload = request.FILES["file"]
+    assert isinstance(upload, UploadedFile) and upload.size == 100_000
 
 
 def test_an_oversized_form_is_left_to_django(middleware, view, settings) -> None:  # type: ignore[no-untyped-def]

@@ -49,6 +49,7 @@ def four_eyes() -> bool:
 def test_one_admin_only_asks_and_the_setting_stays_on(client_for, ed) -> None:
     change = ask_off(client_for("ada"))
     assert four_eyes() is True
+    assert change.requested_by is not None
     assert (change.setting, change.value, change.requested_by.username) == \
         ("four_eyes_erasure", False, "ada")
     event = AuditEvent.objects.get(action="workspace.settings.change_requested")
@@ -74,6 +75,7 @@ def test_a_second_admin_confirms_and_it_is_off(client_for, ed) -> None:
     assert client_for("ed").post(url).status_code == 302
     assert four_eyes() is False
     change.refresh_from_db()
+    assert change.decided_by is not None
     assert change.state == "confirmed" and change.decided_by.username == "ed"
     event = AuditEvent.objects.get(action="workspace.settings.change_confirmed")
     assert event.data["requested_by"] == "ada"

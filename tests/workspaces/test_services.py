@@ -121,7 +121,7 @@ class TestWorkspaceSettings:
                                   subject_request_due_days=14)
         workspace.refresh_from_db()
         assert (workspace.four_eyes_erasure, workspace.subject_request_due_days) == (True, 14)
-        event = AuditEvent.objects.filter(workspace_id=workspace.pk).order_by("-seq").first()
+        event = AuditEvent.objects.filter(workspace_id=workspace.pk).latest("seq")
         assert event.action == "workspace.settings"
         assert event.data["after"] == {"four_eyes_erasure": True, "subject_request_due_days": 14}
 
