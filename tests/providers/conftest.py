@@ -127,8 +127,19 @@ def op():  # type: ignore[no-untyped-def]
     return lambda: f"op-{uuid.uuid4().hex}"
 
 
+@pytest.fixture(scope="session")
+def _scanner_loaded() -> None:
+    """The injection scanner compiles its rules on first use (seconds on a busy machine): paid
+    once here, not inside the first fixture write's deadline (a write that runs late is a
+    Timeout on every kind)."""
+    from memadmin.quarantine.scanner import scan
+
+    scan("warming the scanner up")
+
+
 @pytest.fixture
-def put(provider: c.Provider, scope: c.Scope, op):  # type: ignore[no-untyped-def]
+def put(provider: c.Provider, scope: c.Scope, op,  # type: ignore[no-untyped-def]
+        _scanner_loaded: None):
     """Retain through the contract with defaults: ``put("text")`` adds a new ``facts`` item."""
 
     def put(content: str = "a note", tier: str = "facts", key: str = "", *,
