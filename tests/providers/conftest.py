@@ -247,15 +247,20 @@ def mem0_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
     """Mem0's configuration for tests: a local Qdrant path, its SQLite history and LangChain's
     deterministic fake embedder (nothing downloaded, nothing sent; telemetry off). One
     ``Memory`` serves the session: each test gets agent ids of its own."""
+    from memadmin.providers.mem0 import close_all, memory_for
+
     folder = tmp_path_factory.mktemp("mem0")
-    yield {
+    settings: dict[str, object] = {
         "vector_store": {"provider": "qdrant", "config": {
             "path": str(folder / "qdrant"), "collection_name": "memories",
             "embedding_model_dims": 64, "on_disk": True}},
         "embedder": {"provider": "langchain", "config": {"model": "deterministic-fake"}},
         "history_db_path": str(folder / "history.db"),
     }
-    from memadmin.providers.mem0 import close_all
+    # Building the Memory (Qdrant, SQLite, the embedder) takes seconds on a busy machine: paid
+    # once here rather than inside the first call's deadline.
+    memory_for(settings)
+    yield settings
 
     close_all()
 
