@@ -15,8 +15,14 @@ entries. So:
   write (the store's content must still be what the editor saw) and answer ``Conflict`` if not.
 
 A subclass implements the store side: ``_probe``, ``_items``, ``_read``, ``_write``,
-``_remove`` and ``_ref``. Every write checks the deadline first and raises ``Timeout`` when it
-has passed; the store calls themselves are bounded by the subclass (timeouts, stat in a thread).
+``_remove`` and ``_ref``. One deadline bounds the whole call (``_bounded``): each of memadmin's
+own SQL statements (namespace lookup, freezes, tombstones, item rows, review entries) gets only
+the time left as its ``statement_timeout`` and ``lock_timeout``, the store's calls are bounded
+by the subclass from the same end (its own timeouts, a stat in a thread), the time is checked
+right before the store is written, and governance work that finished late is rolled back as
+``Timeout``. A store write that cannot be interrupted and ends after the deadline is answered
+``Timeout`` too (never success); memadmin's rows for it were rolled back and are derived again
+the next time the item is seen (a changed content is one more revision, scanned again).
 """
 
 from __future__ import annotations
@@ -37,11 +43,12 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from memadmin.gdpr.models import Tombstone
+from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.lib.keys import subject_hashes_all_keys
 from memadmin.memory.models import Freeze, freeze_container_where
 from memadmin.providers import contract as c
@@ -235,8 +242,11 @@ def check_limit(limit: int) -> None:
         raise c.InvalidRequest(f"limit must be 1-{c.LIST_MAX_LIMIT}")
 
 
-def end_of(deadline: float) -> float:
+def end_of(deadline: float | c.Deadline) -> float:
     """The monotonic time a call must be done by; Timeout when none is left."""
+    if isinstance(deadline, c.Deadline):
+        left(deadline.end)
+        return deadline.end
     if not isinstance(deadline, int | float) or deadline <= 0:
         raise c.Timeout("the deadline has already passed")
     return time.monotonic() + deadline
@@ -332,6 +342,23 @@ class GovernedProvider(c.Provider):
     def _session(self, end: float) -> contextlib.AbstractContextManager[Any]:
         """Around every operation: a store that needs a connection opens it here, once."""
         return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def _bounded(self, end: float) -> Iterator[None]:
+        """Around every operation: the store's session, and a transaction of memadmin's
+        database in which each statement gets only the time left before ``end`` (lock waits
+        included) and which is rolled back, as ``Timeout``, when it finished too late."""
+        try:
+            with self._session(end), statements_within(lambda: end - time.monotonic()):
+                yield
+        except OutOfTime:
+            raise c.Timeout(f"the {self.kind} provider did not finish within the deadline") \
+                from None
+        except DatabaseError as exc:
+            if is_timeout(exc):
+                raise c.Timeout("memadmin's database did not answer within the deadline") \
+                    from None
+            raise
 
     def _max_item_bytes(self, namespace: Namespace) -> int:
         return int(namespace.resource.item_max_bytes)
@@ -500,6 +527,15 @@ class GovernedProvider(c.Provider):
 
     # -- quarantine entries ---------------------------------------------------------------------
 
+    @staticmethod
+    def _assess(namespace: Namespace, content: str) -> Any:
+        """The scanner's verdict on content about to be written: reached before the store is
+        written, so what takes time (the scanner, its allow-list query) is inside the deadline
+        check rather than after a write that cannot be taken back."""
+        from memadmin.quarantine import screening
+
+        return screening.assess(content, namespace.resource.workspace_id)
+
     def _screen(self, namespace: Namespace, stored: StoredItem, row: GovernedItem,
                 verdict: Any = ...) -> tuple[str, ...] | None:
         """Scan an item's content (just written, or first seen); a flagged version becomes
@@ -545,7 +581,7 @@ class GovernedProvider(c.Provider):
         subject = c.check_subject(data_subject_id)
         end = end_of(deadline)
         partition = scope.single()
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             namespace = self._namespaces(scope)[partition]
             key = c.normalise_key(tier, key)
             self._check_tombstone(namespace, subject)
@@ -557,6 +593,7 @@ class GovernedProvider(c.Provider):
                 return self._change(namespace, current, content, mode, subject, None, end)
             new_content = content
             self._check_size(namespace, new_content)
+            verdict = self._assess(namespace, new_content)
             left(end)
             stored = self._write(namespace, tier, key, new_content, subject, None, end)
             try:
@@ -571,7 +608,8 @@ class GovernedProvider(c.Provider):
                     provider_id=self._provider_pk, item_ref=stored.ref)
                 row.revision, row.content_hash = row.revision + 1, stored.digest
                 row.save(update_fields=["revision", "content_hash"])
-            held = self._screen(namespace, stored, row)
+            held = self._screen(namespace, stored, row,
+                                verdict if stored.content == new_content else ...)
             return c.RetainResult(id=stored.ref, bytes=stored.bytes,
                                   revision=stored.revision or row.revision,
                                   quarantined=held is not None, rules=held or ())
@@ -602,13 +640,15 @@ class GovernedProvider(c.Provider):
         new_content = c.joined(current.content, content, mode)
         c.check_text(new_content, field="content")
         self._check_size(namespace, new_content)
+        verdict = self._assess(namespace, new_content)
         left(end)
         stored = self._write(namespace, current.tier, current.key, new_content,
                              subject if subject is not None else current.subject, current, end)
         row.revision += 1
         row.content_hash = stored.digest
         row.save(update_fields=["revision", "content_hash"])
-        held = self._screen(namespace, stored, row)
+        held = self._screen(namespace, stored, row,
+                            verdict if stored.content == new_content else ...)
         return c.RetainResult(id=stored.ref, bytes=stored.bytes,
                               revision=stored.revision or row.revision,
                               quarantined=held is not None, rules=held or ())
@@ -635,7 +675,7 @@ class GovernedProvider(c.Provider):
         if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
             raise c.InvalidRequest("expected_revision must be a whole number")
         end = end_of(deadline)
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             namespace, current = self._item_in_scope(item_id, scope, end)
             freeze = self._namespace_freezes([namespace]).get(namespace.id)
             if freeze is not None:
@@ -678,7 +718,7 @@ class GovernedProvider(c.Provider):
         end = end_of(deadline)
         excluded = set(exclude_ids)
         removed = held = 0
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             namespaces = self._namespaces(scope)
             for namespace in namespaces.values():
                 if ids is not None:
@@ -707,7 +747,7 @@ class GovernedProvider(c.Provider):
         subject = c.check_subject(data_subject_id) if data_subject_id is not None else None
         end = end_of(deadline)
         removed = held = 0
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             for namespace in self._namespaces(scope).values():
                 if item_id is not None:
                     one = self._read(namespace, item_id, end) if item_id else None
@@ -746,7 +786,7 @@ class GovernedProvider(c.Provider):
         if not reason.strip():
             raise c.InvalidRequest("a reason is required")
         end = end_of(deadline)
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             where = self._freeze_where(target, scope, end)
             if Freeze.objects.filter(**where, kind=kind, lifted_at__isnull=True).exists():
                 return
@@ -765,7 +805,7 @@ class GovernedProvider(c.Provider):
         if kind not in c.FREEZE_KINDS:
             raise c.InvalidRequest("kind must be freeze or legal_hold")
         end = end_of(deadline)
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             where = self._freeze_where(target, scope, end)
             Freeze.objects.filter(**where, kind=kind, lifted_at__isnull=True).update(
                 lifted_at=timezone.now(), lifted_by_label=actor[:200])
@@ -776,7 +816,7 @@ class GovernedProvider(c.Provider):
         if state not in c.QUARANTINE_STATES:
             raise c.InvalidRequest(f"quarantine state must be one of {c.QUARANTINE_STATES}")
         end = end_of(deadline)
-        with self._session(end), transaction.atomic():
+        with self._bounded(end):
             namespace, stored = self._item_in_scope(item_id, scope, end)
             row = self._locked_row(stored.ref, stored)
             assert row is not None
@@ -858,7 +898,7 @@ class GovernedProvider(c.Provider):
         check_filters(filters)
         after = decode_cursor(cursor) if cursor else None
         end = end_of(deadline)
-        with self._session(end):
+        with self._bounded(end):
             rows = self._annotated(self._namespaces(scope), filters, end)
         if after is not None:
             rows = [r for r in rows if (r[0].order, r[0].ref) < after]
@@ -871,13 +911,13 @@ class GovernedProvider(c.Provider):
         self._require("count")
         check_filters(filters)
         end = end_of(deadline)
-        with self._session(end):
+        with self._bounded(end):
             return len(self._annotated(self._namespaces(scope), filters, end))
 
     def get_item(self, item_id: str, *, scope: c.Scope, deadline: float) -> c.ItemDetail:
         self._require("get")
         end = end_of(deadline)
-        with self._session(end):
+        with self._bounded(end):
             namespace, stored = self._item_in_scope(item_id, scope, end)
             if stored.problem is not None:
                 raise stored.problem_error(
@@ -904,12 +944,12 @@ class GovernedProvider(c.Provider):
         query = sanitize_query(text)
         terms = question_terms(query)
         end = end_of(deadline)
-        namespaces = self._namespaces(scope)
+        with self._bounded(end):
+            namespaces = self._namespaces(scope)
+            rows = self._annotated(namespaces, c.ItemFilters(), end)
         cap = min(ns.resource.max_bytes for ns in namespaces.values())
         if max_bytes is not None:
             cap = min(cap, max_bytes)
-        with self._session(end):
-            rows = self._annotated(namespaces, c.ItemFilters(), end)
         # Like the built-in store: items matching any meaningful term of the question, ranked by
         # how many and how rare the matched terms are, newest first on ties.
         scores = ranked([r[0].content for r in rows], terms)

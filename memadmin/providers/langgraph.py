@@ -23,8 +23,9 @@ Reads are bounded SQL over the store's documented table (``store``: prefix, key,
 created_at, updated_at, expires_at) so pages are keyset-ordered and never scan beyond the
 configured prefixes; writes go through the library's ``put`` and ``delete`` inside a
 transaction that first locks the row and checks it still holds what memadmin read (a
-compare-and-set agents' own ``put`` waits on). Every statement runs under
-``statement_timeout`` and ``lock_timeout`` set from the deadline.
+compare-and-set agents' own ``put`` waits on). Every statement, the library's included, runs
+under ``statement_timeout`` and ``lock_timeout`` set right before it from the time left, and a
+write whose deadline passed before its transaction could commit is rolled back as ``Timeout``.
 """
 
 from __future__ import annotations
@@ -282,15 +283,19 @@ class LangGraphProvider(GovernedProvider):
                     value = self._new_value(row["value"], content)
                     if position is None and subject is not None:
                         value[self._subject_key()] = subject
-                left(end)
+                # The library's statements, then the read-back, each get the time left; a
+                # write that ends late is rolled back here (Timeout), never committed.
+                self._bound(end)
                 try:
                     PostgresStore(self._conn).put(labels, store_key, value, index=False)
                 except ValueError as exc:  # the library's own rules for namespace labels
                     raise c.InvalidRequest(f"the store refused the namespace: {exc}") from None
+                self._bound(end)
                 cur.execute("SELECT prefix, key, value, created_at, updated_at, expires_at "
                             "FROM store WHERE prefix = %s AND key = %s",
                             [".".join(labels), store_key])
                 written = cur.fetchone()
+                left(end)
         if written is None:
             raise c.Conflict(f"{store_key} disappeared right after memadmin wrote it")
         return self._stored(namespace, written)
@@ -321,8 +326,9 @@ class LangGraphProvider(GovernedProvider):
                             list(found))
                 if cur.fetchone() is None:
                     return False
-                left(end)
+                self._bound(end)
                 PostgresStore(self._conn).delete(tuple(found[0].split(".")), found[1])
+                left(end)  # finished late: rolled back, not committed
         return True
 
     # -- health and discovery -------------------------------------------------------------------

@@ -27,7 +27,9 @@ import copy
 import datetime as dt
 import json
 import os
+import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +50,10 @@ from memadmin.workspaces.models import Namespace  # noqa: E402
 LIST_CAP = 10_000
 SCOPE_KEYS = ("agent_id", "run_id", "app_id")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+#: The busy timeout of Mem0's own SQLite connection (Python's default), put back after a call.
+SQLITE_BUSY_MILLIS = 5000
+#: The least time the history purge of a delete already made gets (see ``_purge_history``).
+PURGE_MIN_SECONDS = 0.25
 _memories: dict[str, Memory] = {}
 _memories_lock = threading.Lock()
 
@@ -114,6 +120,7 @@ class Mem0Provider(GovernedProvider):
     def __init__(self, settings: c.ProviderSettings) -> None:
         super().__init__(settings)
         self._memory: Memory | None = None
+        self._local = threading.local()
 
     @property
     def memory(self) -> Memory:
@@ -140,13 +147,80 @@ class Mem0Provider(GovernedProvider):
                                 f"{', '.join(SCOPE_KEYS)} to ids")
         return dict(scope)
 
+    # -- the deadline on Mem0's side --------------------------------------------------------
+    #
+    # A Mem0 call cannot be interrupted, and its slow step is its SQLite history database
+    # (read for revisions, written after the vector store on every change): another writer's
+    # lock makes it wait. Within an operation, every call first sets that connection's busy
+    # timeout to the time left, so a lock is waited on only until the deadline and then
+    # answered Timeout; before a write, the history's write lock is taken and let go within
+    # the time left, so a write that would wait on it is refused before Mem0 touches anything.
+
+    @contextlib.contextmanager
+    def _session(self, end: float) -> Iterator[None]:
+        if getattr(self._local, "end", None) is not None:
+            yield  # nested: the outer operation's deadline
+            return
+        self._local.end = end
+        try:
+            yield
+        finally:
+            self._local.end = None
+            self._history_busy(SQLITE_BUSY_MILLIS)
+
+    def _history_db(self) -> tuple[sqlite3.Connection, Any] | None:
+        db = getattr(self.memory, "db", None)
+        connection = getattr(db, "connection", None)
+        lock = getattr(db, "_lock", None)
+        if not isinstance(connection, sqlite3.Connection) or lock is None:
+            return None  # another history backend: nothing to bound here
+        return connection, lock
+
+    def _history_busy(self, millis: int) -> None:
+        found = self._history_db() if self._memory is not None else None
+        if found is None:
+            return
+        connection, lock = found
+        with lock, contextlib.suppress(sqlite3.Error):
+            connection.execute(f"PRAGMA busy_timeout = {max(1, int(millis))}")
+
+    def _bound_history(self) -> None:
+        end = getattr(self._local, "end", None)
+        if end is not None:
+            self._history_busy(int(left(end) * 1000))
+
+    def _claim_history(self, end: float) -> None:
+        """Wait (at most the time left) until the history database takes writes, then let it
+        go: Mem0 writes its vector store first and its history second, so a write must not
+        start while the history is locked by someone else."""
+        found = self._history_db()
+        if found is None:
+            return
+        connection, lock = found
+        with lock:
+            connection.execute(f"PRAGMA busy_timeout = {max(1, int(left(end) * 1000))}")
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise self._sqlite_error(exc) from None
+            connection.execute("ROLLBACK")
+
+    @staticmethod
+    def _sqlite_error(exc: sqlite3.OperationalError) -> c.ProviderError:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return c.Timeout("Mem0's history database stayed locked until the deadline")
+        return c.Unavailable(f"Mem0's history database failed: {type(exc).__name__}")
+
     def _call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
+            self._bound_history()
             return fn(*args, **kwargs)
         except c.ProviderError:
             raise
         except PermissionError:
             raise c.Unavailable("permission denied on Mem0's storage") from None
+        except sqlite3.OperationalError as exc:
+            raise self._sqlite_error(exc) from None
         except Exception as exc:  # noqa: BLE001 - Mem0's backends raise their own types
             raise c.Unavailable(f"Mem0 failed: {type(exc).__name__}") from None
 
@@ -209,6 +283,7 @@ class Mem0Provider(GovernedProvider):
     def _write(self, namespace: Namespace, tier: str, key: str, content: str,
                subject: str | None, current: StoredItem | None, end: float) -> StoredItem:
         if current is None:
+            self._claim_history(end)
             left(end)
             added = self._call(self.memory.add, content, user_id=subject, infer=False,
                                metadata={"tier": tier, "key": key},
@@ -226,6 +301,7 @@ class Mem0Provider(GovernedProvider):
             latest = self._read(namespace, current.ref, end)
             if latest is None or latest.digest != current.digest:
                 raise c.Conflict("the memory changed since memadmin read it")
+            self._claim_history(end)
             left(end)
             self._call(self.memory.update, current.ref, content)
             ref = current.ref
@@ -237,14 +313,20 @@ class Mem0Provider(GovernedProvider):
     def _remove(self, namespace: Namespace, item: StoredItem, end: float) -> bool:
         if self._read(namespace, item.ref, end) is None:
             return False
+        self._claim_history(end)
+        left(end)
         self._call(self.memory.delete, item.ref)
         self._purge_history(item.ref)
         return True
 
     def _purge_history(self, memory_id: str) -> None:
         """Mem0's ``delete`` keeps the memory's old text in its history table: erasure must
-        not leave it there."""
+        not leave it there. Part of a delete Mem0 has already made, so it gets the time left
+        but at least ``PURGE_MIN_SECONDS``: stopping between the two would keep the text."""
         db = self.memory.db
+        end = getattr(self._local, "end", None)
+        if end is not None:
+            self._history_busy(int(max(end - time.monotonic(), PURGE_MIN_SECONDS) * 1000))
         try:
             with db._lock:
                 db.connection.execute("DELETE FROM history WHERE memory_id = ?", (memory_id,))

@@ -127,8 +127,19 @@ def op():  # type: ignore[no-untyped-def]
     return lambda: f"op-{uuid.uuid4().hex}"
 
 
+@pytest.fixture(scope="session")
+def _scanner_loaded() -> None:
+    """The injection scanner compiles its rules on first use (seconds on a busy machine): paid
+    once here, not inside the first fixture write's deadline (a write that runs late is a
+    Timeout on every kind)."""
+    from memadmin.quarantine.scanner import scan
+
+    scan("warming the scanner up")
+
+
 @pytest.fixture
-def put(provider: c.Provider, scope: c.Scope, op):  # type: ignore[no-untyped-def]
+def put(provider: c.Provider, scope: c.Scope, op,  # type: ignore[no-untyped-def]
+        _scanner_loaded: None):
     """Retain through the contract with defaults: ``put("text")`` adds a new ``facts`` item."""
 
     def put(content: str = "a note", tier: str = "facts", key: str = "", *,
@@ -236,15 +247,20 @@ def mem0_settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
     """Mem0's configuration for tests: a local Qdrant path, its SQLite history and LangChain's
     deterministic fake embedder (nothing downloaded, nothing sent; telemetry off). One
     ``Memory`` serves the session: each test gets agent ids of its own."""
+    from memadmin.providers.mem0 import close_all, memory_for
+
     folder = tmp_path_factory.mktemp("mem0")
-    yield {
+    settings: dict[str, object] = {
         "vector_store": {"provider": "qdrant", "config": {
             "path": str(folder / "qdrant"), "collection_name": "memories",
             "embedding_model_dims": 64, "on_disk": True}},
         "embedder": {"provider": "langchain", "config": {"model": "deterministic-fake"}},
         "history_db_path": str(folder / "history.db"),
     }
-    from memadmin.providers.mem0 import close_all
+    # Building the Memory (Qdrant, SQLite, the embedder) takes seconds on a busy machine: paid
+    # once here rather than inside the first call's deadline.
+    memory_for(settings)
+    yield settings
 
     close_all()
 
