@@ -10,8 +10,15 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.endpoint.auth import Caller
-from memadmin.endpoint.tools import declared_tool, run_tool, validate_arguments
+from memadmin.endpoint.tools import (
+    batch_answer,
+    declared_tool,
+    run_batch,
+    run_tool,
+    validate_arguments,
+)
 from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
+from memadmin.memory.store import BatchEntry, LocalProvider
 from memadmin.providers import contract as c
 from memadmin.providers import wire, wire_schema
 from memadmin.providers.registry import provider_for
@@ -202,7 +209,8 @@ def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
 
 def _unscoped(request: Request) -> dict[str, Any]:
     if request.operation == "capabilities":
-        return wire.capabilities_to_wire(c.OPERATIONS | {"tool"}, idempotent_writes=True)
+        return wire.capabilities_to_wire(c.OPERATIONS | wire.AGENT_OPERATIONS,
+                                         idempotent_writes=True)
     # health: the built-in store of this workspace answers for itself.
     config = (request.caller.workspace.providers.filter(kind="local", enabled=True)
               .order_by("created_at").first())
@@ -278,12 +286,28 @@ def _fit_recall(answer: dict[str, Any]) -> dict[str, Any]:
 
 def _tool(request: Request, provider: c.Provider, scope: c.Scope,
           namespaces: list[Namespace]) -> dict[str, Any]:
-    tool = declared_tool(namespaces[0], request.body.get("tool"))
+    tool = declared_tool(namespaces[0], request.body["tool"])
+    kw: dict[str, Any] = {"may_write": request.caller.may_write,
+                          "operation_id": request.operation_id, "actor": request.caller.label,
+                          "scope": scope, "deadline": request.deadline.remaining()}
+    if "batch" in request.body:
+        return {"result": run_batch(provider, tool, request.body["batch"], **kw)}
     arguments = validate_arguments(tool, request.body.get("arguments", {}))
-    result = run_tool(provider, tool, arguments, may_write=request.caller.may_write,
-                      operation_id=request.operation_id, actor=request.caller.label,
-                      scope=scope, deadline=request.deadline.remaining())
-    return {"result": result}
+    return {"result": run_tool(provider, tool, arguments, **kw)}
+
+
+def _observe(request: Request, provider: c.Provider, scope: c.Scope,
+             _: Any) -> dict[str, Any]:
+    """Conversation turns, fire-and-forget (seed 002's ``observe(role, text)``): each turn a
+    new ``facts`` item keyed ``turn-<role>-...``, all in one transaction, each screened."""
+    if not isinstance(provider, LocalProvider):
+        raise c.Unsupported("observe needs the built-in store")
+    body = request.body
+    subject = body.get("dataSubjectId")
+    entries = [BatchEntry(turn["text"], subject, f"turn-{turn['role']}-")
+               for turn in body["turns"]]
+    results = provider.retain_many(entries, **_write_kw(request, scope))
+    return batch_answer(results)
 
 
 def _retain(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
@@ -381,5 +405,5 @@ def _quarantine(request: Request, provider: c.Provider, scope: c.Scope,
 HANDLERS: dict[str, Handler] = {
     "recall": _recall, "tool": _tool, "retain": _retain, "list": _page, "export": _page,
     "count": _count, "get": _get, "update": _update, "delete": _delete, "forget": _forget,
-    "freeze": _freeze, "quarantine": _quarantine,
+    "freeze": _freeze, "quarantine": _quarantine, "observe": _observe,
 }

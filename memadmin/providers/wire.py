@@ -16,9 +16,11 @@ from memadmin.providers import wire_schema
 
 VERSION = 1
 MAX_BODY_BYTES = 64 * 1024
-AGENT_OPERATIONS = frozenset({"recall", "tool"})
+AGENT_OPERATIONS = frozenset({"recall", "tool", "observe"})
 #: Agent operations an admin credential may not use (an admin may recall, to preview).
-AGENT_ONLY_OPERATIONS = frozenset({"tool"})
+#: ``observe`` and tools are endpoint operations of the built-in store, not of the provider
+#: contract: the HTTP client never sends them (docs/provider-protocol.md).
+AGENT_ONLY_OPERATIONS = frozenset({"tool", "observe"})
 ADMIN_OPERATIONS = frozenset(c.OPERATIONS)
 ALL_OPERATIONS = AGENT_OPERATIONS | ADMIN_OPERATIONS
 #: Admin operations that need no scope.
