@@ -30,10 +30,11 @@ def declared_tool(namespace: Namespace, name: Any) -> dict[str, Any]:
     raise c.InvalidRequest(f"this resource declares no tool {name[:40]!r}")
 
 
-def validate_arguments(tool: dict[str, Any], arguments: Any) -> dict[str, Any]:
+def validate_arguments(tool: dict[str, Any], arguments: Any, *,
+                       validator: Draft202012Validator | None = None) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         raise c.InvalidRequest("arguments must be an object")
-    validator = Draft202012Validator(tool.get("input") or {"type": "object"})
+    validator = validator or Draft202012Validator(tool.get("input") or {"type": "object"})
     errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
         first: SchemaValidationError = errors[0]
@@ -199,9 +200,11 @@ def run_batch(provider: c.Provider, tool: dict[str, Any], batch: list[Any], *,
     if not may_write:
         raise c.Forbidden("this token is read-only")
     entries = []
+    validator = Draft202012Validator(tool.get("input") or {"type": "object"})  # once a batch
     for index, arguments in enumerate(batch):
         try:
-            entries.append(BATCH_ENTRY[name](validate_arguments(tool, arguments)))
+            entries.append(BATCH_ENTRY[name](validate_arguments(tool, arguments,
+                                                                validator=validator)))
         except c.ProviderError as error:
             raise type(error)(f"/batch/{index}: {error.message}",
                               {**error.details, "index": index}) from None
