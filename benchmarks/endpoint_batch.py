@@ -149,6 +149,8 @@ def main() -> None:
                                  batch=[{"fact": t} for t in texts[:BATCH]]))
         small = json.loads(body("recall", names["batch"].partition_key,
                                 input={"text": "refund limit"}))
+        for name in ("Envelope", "ToolRequest", "RecallRequest"):  # compiled once a process
+            wire_schema.problem(small, name)
         rounds = 50
         started = time.perf_counter()
         for _ in range(rounds):
