@@ -10,10 +10,17 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.endpoint.auth import Caller
-from memadmin.endpoint.tools import declared_tool, run_tool, validate_arguments
+from memadmin.endpoint.tools import (
+    batch_answer,
+    declared_tool,
+    run_batch,
+    run_tool,
+    validate_arguments,
+)
 from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
+from memadmin.memory.store import BatchEntry, LocalProvider
 from memadmin.providers import contract as c
-from memadmin.providers import wire
+from memadmin.providers import wire, wire_schema
 from memadmin.providers.registry import provider_for
 from memadmin.workspaces.models import Namespace
 
@@ -21,57 +28,82 @@ MAX_DEADLINE = 30.0
 #: Time kept back from ``deadlineAt`` for the answer to reach the caller: 50 ms, or a tenth of
 #: a shorter budget.
 ANSWER_MARGIN = 0.05
-#: The largest ``limit`` a delete may carry (PostgreSQL's LIMIT is a bigint; beyond it the store
-#: would fail, and a client error must not look like an outage).
-MAX_DELETE_LIMIT = 2**31 - 1
 #: Admin reads that are not worth an audit event each (health polling, discovery).
 UNAUDITED = frozenset({"health", "capabilities"})
 
 
-def _text_field(body: dict[str, Any], key: str, *, required: bool = True) -> str | None:
-    value = wire.field(body, key, str, required=required)
-    if value is not None and len(value.encode("utf-8")) > c.MAX_ID_BYTES:
-        raise c.InvalidRequest(f"{key} is longer than {c.MAX_ID_BYTES} bytes")
-    return value
+def _request_def(operation: str) -> str:
+    """The schema's ``$def`` of an operation's request (``recall`` -> ``RecallRequest``)."""
+    return operation[0].upper() + operation[1:] + "Request"
+
+
+#: Fields that name ids, partitions and cursors: JSON Schema's maxLength counts characters, the
+#: store's limit is 1,024 UTF-8 bytes.
+_ID_FIELDS = ("operationId", "partition", "cursor", "id")
+_ID_LISTS = ("ids", "excludeIds")
+
+
+def _check_id_bytes(body: dict[str, Any]) -> None:
+    for key in _ID_FIELDS:
+        value = body.get(key)
+        if isinstance(value, str) and len(value.encode("utf-8")) > c.MAX_ID_BYTES:
+            raise c.InvalidRequest(f"/{key}: is longer than {c.MAX_ID_BYTES} bytes")
+    lists = [(key, body.get(key)) for key in _ID_LISTS]
+    scope = body.get("scope")
+    if isinstance(scope, dict):
+        lists.append(("scope/partitions", scope.get("partitions")))
+    for key, values in lists:
+        for index, value in enumerate(values if isinstance(values, list) else []):
+            if isinstance(value, str) and len(value.encode("utf-8")) > c.MAX_ID_BYTES:
+                raise c.InvalidRequest(f"/{key}/{index}: is longer than {c.MAX_ID_BYTES} bytes")
+
+
+#: Integer fields of requests: JSON Schema counts 50.0 as an integer, the store wants an int.
+_INTEGER_FIELDS = ("version", "limit", "maxBytes", "expectedRevision")
+
+
+def _whole_numbers(body: dict[str, Any]) -> None:
+    for key in _INTEGER_FIELDS:
+        if isinstance(body.get(key), float):
+            body[key] = int(body[key])
+
+
+def _schema_check(body: Any, name: str) -> None:
+    problem = wire_schema.problem(body, name)
+    if problem is not None:
+        raise c.InvalidRequest(problem, {"pointer": problem.partition(":")[0]})
 
 
 class Request:
-    """One decoded, checked request."""
+    """One decoded request, checked against the protocol schema (the envelope first, then,
+    once the caller may use the operation at all, the operation's own ``$def``)."""
 
     def __init__(self, body: Any, caller: Caller, deadline: c.Deadline) -> None:
-        body = wire.obj(body, "body")
         wire.check_strings(body)
-        if body.get("version") != wire.VERSION or isinstance(body.get("version"), bool):
-            raise c.InvalidRequest(f"version must be {wire.VERSION}")
-        operation = body.get("operation")
-        if not isinstance(operation, str) or operation not in wire.ALL_OPERATIONS:
-            raise c.InvalidRequest("unknown operation")
-        self.body, self.caller, self.operation = body, caller, str(operation)
-        self.operation_id = str(_text_field(body, "operationId"))
-        deadline_at = wire.parse_time(body.get("deadlineAt"), "deadlineAt")
+        _schema_check(body, "Envelope")
+        self.body, self.caller, self.operation = body, caller, str(body["operation"])
+        self.operation_id = str(body["operationId"])
+        deadline_at = wire.parse_time(body["deadlineAt"], "deadlineAt")
         if deadline_at <= timezone.now():
             raise c.Timeout("deadlineAt has already passed")
         self.deadline = deadline
         if caller.is_agent and self.operation not in wire.AGENT_OPERATIONS:
-            raise c.Forbidden("agent tokens may only recall and use tools")
-        if self.operation == "tool" and not caller.is_agent:
-            raise c.Forbidden("tools are for agent tokens")
+            raise c.Forbidden("agent tokens may only recall, observe and use tools")
+        if self.operation in wire.AGENT_ONLY_OPERATIONS and not caller.is_agent:
+            raise c.Forbidden(f"{self.operation} is for agent tokens")
+        _schema_check(body, _request_def(self.operation))
+        _check_id_bytes(body)
+        _whole_numbers(body)
 
     def namespaces(self) -> list[Namespace]:
         """The namespaces the request reaches, each checked against the credential."""
         if self.caller.is_agent or "partition" in self.body:
-            partition = _text_field(self.body, "partition")
+            partition = self.body["partition"]
             partitions: list[Any] = [partition]
             if self.caller.is_agent and partition not in self.caller.partitions:
                 raise c.Forbidden("this token does not reach that partition")
         else:
-            scope = wire.obj(self.body.get("scope"), "scope")
-            partitions = wire.field(scope, "partitions", list)
-            if not partitions or len(partitions) > 10_000:
-                raise c.InvalidRequest("scope.partitions must list 1-10,000 partitions")
-            for partition in partitions:
-                if not isinstance(partition, str) or len(partition.encode()) > c.MAX_ID_BYTES:
-                    raise c.InvalidRequest("every partition must be a string of <= 1,024 bytes")
+            partitions = self.body["scope"]["partitions"]
         found = list(Namespace.objects.filter(
             partition_key__in=set(partitions), resource__workspace=self.caller.workspace,
             resource__provider__kind="local", resource__provider__enabled=True,
@@ -177,7 +209,8 @@ def _audit_counts(answer: dict[str, Any]) -> dict[str, Any]:
 
 def _unscoped(request: Request) -> dict[str, Any]:
     if request.operation == "capabilities":
-        return wire.capabilities_to_wire(c.OPERATIONS | {"tool"}, idempotent_writes=True)
+        return wire.capabilities_to_wire(c.OPERATIONS | wire.AGENT_OPERATIONS,
+                                         idempotent_writes=True)
     # health: the built-in store of this workspace answers for itself.
     config = (request.caller.workspace.providers.filter(kind="local", enabled=True)
               .order_by("created_at").first())
@@ -220,10 +253,9 @@ def _withhold_pending(request: Request, item: dict[str, Any]) -> dict[str, Any]:
 
 def _recall(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
-    text_input = wire.obj(body.get("input", {}), "input")
-    text = wire.field(text_input, "text", str, required=False)
-    max_bytes = wire.field(body, "maxBytes", int, required=False)
-    limit = wire.field(body, "limit", int, required=False, default=c.RECALL_MAX_HITS)
+    text = body.get("input", {}).get("text")
+    max_bytes = body.get("maxBytes")
+    limit = body.get("limit", c.RECALL_MAX_HITS)
     return _fit_recall(wire.recall_to_wire(provider.recall(text, limit=limit,
                                                            max_bytes=max_bytes,
                                                            **_kw(request, scope))))
@@ -254,20 +286,35 @@ def _fit_recall(answer: dict[str, Any]) -> dict[str, Any]:
 
 def _tool(request: Request, provider: c.Provider, scope: c.Scope,
           namespaces: list[Namespace]) -> dict[str, Any]:
-    tool = declared_tool(namespaces[0], request.body.get("tool"))
+    tool = declared_tool(namespaces[0], request.body["tool"])
+    kw: dict[str, Any] = {"may_write": request.caller.may_write,
+                          "operation_id": request.operation_id, "actor": request.caller.label,
+                          "scope": scope, "deadline": request.deadline.remaining()}
+    if "batch" in request.body:
+        return {"result": run_batch(provider, tool, request.body["batch"], **kw)}
     arguments = validate_arguments(tool, request.body.get("arguments", {}))
-    result = run_tool(provider, tool, arguments, may_write=request.caller.may_write,
-                      operation_id=request.operation_id, actor=request.caller.label,
-                      scope=scope, deadline=request.deadline.remaining())
-    return {"result": result}
+    return {"result": run_tool(provider, tool, arguments, **kw)}
+
+
+def _observe(request: Request, provider: c.Provider, scope: c.Scope,
+             _: Any) -> dict[str, Any]:
+    """Conversation turns, fire-and-forget (seed 002's ``observe(role, text)``): each turn a
+    new ``facts`` item keyed ``turn-<role>-...``, all in one transaction, each screened."""
+    if not isinstance(provider, LocalProvider):
+        raise c.Unsupported("observe needs the built-in store")
+    body = request.body
+    subject = body.get("dataSubjectId")
+    entries = [BatchEntry(turn["text"], subject, f"turn-{turn['role']}-")
+               for turn in body["turns"]]
+    results = provider.retain_many(entries, **_write_kw(request, scope))
+    return batch_answer(results)
 
 
 def _retain(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     result = provider.retain(
-        wire.field(body, "tier", str), wire.field(body, "key", str, required=False, default=""),
-        wire.field(body, "content", str), wire.field(body, "mode", str),
-        data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
+        body["tier"], body.get("key", ""), body["content"], body["mode"],
+        data_subject_id=body.get("dataSubjectId"),
         **_write_kw(request, scope))
     return wire.write_result_to_wire(result)
 
@@ -276,8 +323,8 @@ def _page(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dic
     """list and export: a page of items that fits the 64 KiB body limit."""
     body = request.body
     filters = wire.filters_from_wire(body.get("filters"))
-    cursor = _text_field(body, "cursor", required=False)
-    limit = wire.field(body, "limit", int, required=False, default=50)
+    cursor = body.get("cursor")
+    limit = body.get("limit", 50)
     while True:
         page = provider.list_items(filters, cursor=cursor, limit=limit, **_kw(request, scope))
         answer = {"items": [_withhold_pending(request, wire.item_to_wire(i))
@@ -294,7 +341,7 @@ def _count(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> di
 
 
 def _get(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
-    detail = provider.get_item(str(_text_field(request.body, "id")), **_kw(request, scope))
+    detail = provider.get_item(request.body["id"], **_kw(request, scope))
     if detail.item.quarantine == "pending":
         _compliance_over_wire(request, "reading quarantined content")
     # The newest revisions that fit the body limit, and how many were left out.
@@ -304,48 +351,29 @@ def _get(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict
 def _update(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     result = provider.update_item(
-        str(_text_field(body, "id")), wire.field(body, "content", str),
-        wire.field(body, "mode", str),
-        expected_revision=wire.field(body, "expectedRevision", int), **_write_kw(request, scope))
+        body["id"], body["content"], body["mode"], expected_revision=body["expectedRevision"],
+        **_write_kw(request, scope))
     return wire.write_result_to_wire(result)
-
-
-def _id_list(body: dict[str, Any], key: str) -> list[str] | None:
-    values = wire.field(body, key, list, required=False)
-    if values is None:
-        return None
-    if len(values) > 10_000 or not all(isinstance(v, str) and len(v.encode()) <= c.MAX_ID_BYTES
-                                       for v in values):
-        raise c.InvalidRequest(f"{key} must be up to 10,000 ids of <= 1,024 bytes")
-    return values
-
-
-def _delete_limit(body: dict[str, Any]) -> int | None:
-    limit = wire.field(body, "limit", int, required=False)
-    if limit is not None and not 1 <= limit <= MAX_DELETE_LIMIT:
-        raise c.InvalidRequest(f"limit must be 1-{MAX_DELETE_LIMIT:,}")
-    return limit
 
 
 def _delete(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     filters = body.get("filters")
     result = provider.delete_items(
-        ids=_id_list(body, "ids"),
+        ids=body.get("ids"),
         filters=wire.filters_from_wire(filters) if filters is not None else None,
-        exclude_ids=_id_list(body, "excludeIds") or [],
-        limit=_delete_limit(body), **_write_kw(request, scope))
+        exclude_ids=body.get("excludeIds", []), limit=body.get("limit"),
+        **_write_kw(request, scope))
     return wire.removal_to_wire(result)
 
 
 def _forget(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
-    override_hold = wire.field(body, "overrideHold", bool, required=False, default=False)
+    override_hold = body.get("overrideHold", False)
     if override_hold:
         _compliance_over_wire(request, "overriding a legal hold")
     result = provider.forget(
-        item_id=_text_field(body, "id", required=False),
-        data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
+        item_id=body.get("id"), data_subject_id=body.get("dataSubjectId"),
         override_hold=override_hold, **_write_kw(request, scope))
     return wire.removal_to_wire(result)
 
@@ -353,18 +381,15 @@ def _forget(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
 def _freeze(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     target = wire.target_from_wire(body.get("target"))
-    kind = wire.field(body, "kind", str)
-    action = wire.field(body, "action", str, required=False, default="place")
+    kind, action = body["kind"], body.get("action", "place")
     kw = _write_kw(request, scope)
     kw.pop("operation_id")
     if action == "place":
-        provider.freeze(target, kind=kind, reason=wire.field(body, "reason", str), **kw)
-    elif action == "lift":
+        provider.freeze(target, kind=kind, reason=body["reason"], **kw)
+    else:  # lift (the schema allows nothing else)
         if kind == "legal_hold":
             _compliance_over_wire(request, "lifting a legal hold")
         provider.lift_freeze(target, kind=kind, **kw)
-    else:
-        raise c.InvalidRequest("action must be place or lift")
     return {"ok": True}
 
 
@@ -372,7 +397,7 @@ def _quarantine(request: Request, provider: c.Provider, scope: c.Scope,
                 _: Any) -> dict[str, Any]:
     body = request.body
     _write_kw(request, scope)
-    provider.set_quarantine(str(_text_field(body, "id")), wire.field(body, "state", str),
+    provider.set_quarantine(body["id"], body["state"],
                             **_kw(request, scope))
     return {"ok": True}
 
@@ -380,5 +405,5 @@ def _quarantine(request: Request, provider: c.Provider, scope: c.Scope,
 HANDLERS: dict[str, Handler] = {
     "recall": _recall, "tool": _tool, "retain": _retain, "list": _page, "export": _page,
     "count": _count, "get": _get, "update": _update, "delete": _delete, "forget": _forget,
-    "freeze": _freeze, "quarantine": _quarantine,
+    "freeze": _freeze, "quarantine": _quarantine, "observe": _observe,
 }

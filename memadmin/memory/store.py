@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import datetime as dt
 import hashlib
 import json
 import math
 import re
+import secrets
 import time
 import uuid
 from collections import defaultdict
@@ -154,6 +156,39 @@ def _to_item(row: MemoryItem, frozen: bool) -> c.Item:
         quarantine=row.quarantine_state, frozen=frozen, created_at=row.created_at,
         updated_at=row.updated_at,
     )
+
+
+#: The most entries one ``retain_many`` writes (a 64 KiB request holds fewer anyway).
+BATCH_MAX_ITEMS = 1000
+BATCH_KEY_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,40}")
+#: Notes are ``facts`` items whose key starts with this.
+NOTE_PREFIX = "note-"
+#: How many matching notes a refusal names.
+NOTE_MATCHES_SHOWN = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchEntry:
+    """One item of ``retain_many``: its content, data subject and key prefix (the key is the
+    prefix and 16 random hex digits)."""
+
+    content: str
+    data_subject_id: str | None = None
+    key_prefix: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class NoteMatch:
+    id: str
+    key: str
+    revision: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    items: int
+    bytes: int
+    quota_bytes: int | None
 
 
 def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
@@ -898,3 +933,105 @@ class LocalProvider(c.Provider):
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor
+
+    # -- agent-side batches, notes and usage (the endpoint's observe, batch tools, notes) ----
+    #
+    # Not part of the provider contract: the built-in store's endpoint offers them to agents
+    # (docs/provider-protocol.md, "Agent ingestion, batches and notes").
+
+    def retain_many(
+        self, entries: Sequence[BatchEntry], *, operation_id: str, actor: str = "system",
+        scope: c.Scope, deadline: float,
+    ) -> list[c.RetainResult]:
+        """New ``facts`` items, one per entry, in one transaction: one set of checks (scope,
+        replay, erased subjects, freezes, sizes), every entry screened like any write, one
+        multi-row INSERT, review entries for the flagged ones, one counter update. Any entry
+        refused refuses the batch (its index in ``details``); nothing is written then."""
+        partition = scope.single()
+        c.check_operation_id(operation_id)
+        if not entries or len(entries) > BATCH_MAX_ITEMS:
+            raise c.InvalidRequest(f"a batch holds 1-{BATCH_MAX_ITEMS:,} entries")
+        checked: list[BatchEntry] = []
+        for index, entry in enumerate(entries):
+            try:
+                c.check_text(entry.content, field="content")
+                subject = c.check_subject(entry.data_subject_id)
+                if not BATCH_KEY_PREFIX.fullmatch(entry.key_prefix):
+                    raise c.InvalidRequest("the key prefix must be 0-40 letters, digits, - or _")
+            except c.ProviderError as error:
+                raise type(error)(f"entry {index}: {error.message}", {"index": index}) from None
+            checked.append(BatchEntry(entry.content, subject, entry.key_prefix))
+        request = {"op": "retain_many",
+                   "entries": [[e.content, e.data_subject_id, e.key_prefix] for e in checked]}
+        bound = c.Deadline.of(deadline)
+        # The scanner runs before the transaction (CPU only: no lock is held meanwhile, and its
+        # time still counts against the deadline); the allow-list decides flagged ones inside.
+        from memadmin.quarantine.scanner import scan
+
+        flagged = [scan(e.content).flagged for e in checked]
+        with self._bounded(bound):
+            namespace = self._namespaces(scope)[partition]
+            op_hash, req_hash, replay = self._replay(scope, operation_id, request)
+            if replay is not None:
+                return [c.RetainResult.from_dict(r) for r in replay["results"]]
+            for subject in sorted({e.data_subject_id for e in checked if e.data_subject_id}):
+                self._check_tombstone(namespace, subject)
+            freeze = self._frozen_namespaces([namespace]).get(namespace.id)
+            if freeze is not None:
+                raise self._frozen_error(freeze)
+            limit = namespace.resource.item_max_bytes
+            sizes = [len(e.content.encode("utf-8")) for e in checked]
+            for index, size in enumerate(sizes):
+                if size > limit:
+                    raise c.TooLarge(f"entry {index}: the item would be {size} bytes; this "
+                                     f"resource allows {limit}",
+                                     {"index": index, "bytes": size, "limit": limit})
+            workspace_id = namespace.resource.workspace_id
+            verdicts = [screening.assess(e.content, workspace_id) if hit else None
+                        for e, hit in zip(checked, flagged, strict=True)]
+            now = timezone.now()
+            rows = [
+                MemoryItem(namespace=namespace, tier="facts",
+                           key=f"{e.key_prefix}{secrets.token_hex(8)}", content=e.content,
+                           bytes=size, revision=1, data_subject_id=e.data_subject_id,
+                           updated_by=actor[:200], created_at=now, updated_at=now,
+                           quarantine_state=screening.state_after(verdict, "clear"))
+                for e, size, verdict in zip(checked, sizes, verdicts, strict=True)
+            ]
+            MemoryItem.objects.bulk_create(rows)
+            for row, verdict in zip(rows, verdicts, strict=True):
+                if verdict is not None:
+                    self._screened(row, verdict, "clear", namespace)
+            self._bump(namespace.id, len(rows), sum(sizes))
+            results = [_written(row, verdict) for row, verdict in zip(rows, verdicts,
+                                                                        strict=True)]
+            self._remember(scope, op_hash, req_hash,
+                           {"results": [r.to_dict() for r in results]})
+        return results
+
+    def notes_containing(self, substring: str, *, scope: c.Scope, deadline: float,
+                         limit: int = NOTE_MATCHES_SHOWN + 1) -> list[NoteMatch]:
+        """The notes (``facts`` items keyed ``note-...``) whose content contains
+        ``substring`` (case-sensitive, literally), newest first, at most ``limit``. Quarantined
+        notes are left out: an agent never learns what held content says."""
+        c.check_text(substring, field="substring", max_bytes=c.MAX_QUERY_BYTES)
+        if not substring.strip():
+            raise c.InvalidRequest("the text to find must not be empty")
+        with self._bounded(deadline):
+            namespace = self._namespaces(scope)[scope.single()]
+            rows = (MemoryItem.objects
+                    .filter(namespace=namespace, tier="facts", key__startswith=NOTE_PREFIX,
+                            content__contains=substring)
+                    .exclude(quarantine_state="pending")
+                    .order_by("-updated_at", "-id")
+                    .values_list("id", "key", "revision")[:limit])
+            return [NoteMatch(str(pk), key, revision) for pk, key, revision in rows]
+
+    def usage(self, *, scope: c.Scope, deadline: float) -> Usage:
+        """The namespace's size from the counters the store keeps (no scan), and its quota."""
+        with self._bounded(deadline):
+            namespace = self._namespaces(scope)[scope.single()]
+            counter = NamespaceCounter.objects.filter(namespace=namespace).first()
+        return Usage(items=counter.items if counter else 0,
+                     bytes=counter.bytes if counter else 0, quota_bytes=namespace.quota_bytes)
+

@@ -171,10 +171,16 @@ def _invalid_response(error: Exception) -> c.Unavailable:
     return c.Unavailable(f"invalid response: {detail}"[:500])
 
 
-def _acknowledged(data: Any) -> None:
-    """The answer of ``freeze`` and ``quarantine``: ``{"ok": true}``."""
-    if wire.field(wire.obj(data, "response"), "ok", bool) is not True:
-        raise c.InvalidRequest("ok must be true")
+def _json_answer(body: bytes) -> Any:
+    """A 200 answer's JSON (NaN and Infinity are not JSON: refused like any other garbage)."""
+    try:
+        return json.loads(body.decode("utf-8"), parse_constant=_not_json)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise c.Unavailable("invalid response: not JSON") from None
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _decode[T](decoder: Callable[[Any], T], data: Any) -> T:
@@ -324,10 +330,7 @@ class HttpProvider(c.Provider):
                 retryable = True
             else:
                 if answer.status == 200:
-                    try:
-                        return json.loads(answer.body.decode("utf-8"))
-                    except (UnicodeDecodeError, ValueError, RecursionError):
-                        raise c.Unavailable("invalid response: not JSON") from None
+                    return _json_answer(answer.body)
                 error = self._error(answer)
                 retryable = answer.status in RETRYABLE_STATUSES and (
                     not write or bool(self._idempotent(end)))
@@ -399,8 +402,8 @@ class HttpProvider(c.Provider):
         if answer.status != 200:
             raise self._error(answer)
         try:
-            ok, message = wire.health_from_wire(json.loads(answer.body.decode("utf-8")))
-        except (UnicodeDecodeError, ValueError, RecursionError, c.ProviderError):
+            ok, message = wire.health_from_wire(_json_answer(answer.body))
+        except c.ProviderError:
             return "invalid response"
         if ok:
             return None
@@ -498,13 +501,13 @@ class HttpProvider(c.Provider):
             raise c.InvalidRequest("target must be a FreezeTarget")
         data = self._call("freeze", {"target": wire.target_to_wire(target), **fields},
                           scope=scope, deadline=deadline)
-        _decode(_acknowledged, data)
+        _decode(wire.acknowledged, data)
 
     def set_quarantine(self, item_id: str, state: str, *, scope: c.Scope,
                        deadline: float) -> None:
         data = self._call("quarantine", {"id": item_id, "state": state}, scope=scope,
                           deadline=deadline)
-        _decode(_acknowledged, data)
+        _decode(wire.acknowledged, data)
 
     # -- reads ------------------------------------------------------------------------------
 

@@ -12,16 +12,19 @@ import json
 from typing import Any
 
 from memadmin.providers import contract as c
+from memadmin.providers import wire_schema
 
 VERSION = 1
 MAX_BODY_BYTES = 64 * 1024
-AGENT_OPERATIONS = frozenset({"recall", "tool"})
+AGENT_OPERATIONS = frozenset({"recall", "tool", "observe"})
+#: Agent operations an admin credential may not use (an admin may recall, to preview).
+#: ``observe`` and tools are endpoint operations of the built-in store, not of the provider
+#: contract: the HTTP client never sends them (docs/provider-protocol.md).
+AGENT_ONLY_OPERATIONS = frozenset({"tool", "observe"})
 ADMIN_OPERATIONS = frozenset(c.OPERATIONS)
 ALL_OPERATIONS = AGENT_OPERATIONS | ADMIN_OPERATIONS
 #: Admin operations that need no scope.
 UNSCOPED_OPERATIONS = frozenset({"health", "capabilities"})
-#: Rule ids a write result may name (a quarantined version's matched rules).
-MAX_RULES = 100
 
 
 def dumps(value: Any) -> bytes:
@@ -156,202 +159,140 @@ def capabilities_to_wire(operations: frozenset[str] | set[str], *,
             "version": VERSION}
 
 
-# -- JSON -> values (every field checked: the other side may be hostile) -----------------------
+# -- JSON -> values -------------------------------------------------------------------------------
+#
+# The other side may be hostile: every answer is first checked against its ``$def`` of the
+# protocol schema (``providers.wire_schema``, see ``checked``), so the decoders below only read
+# fields the schema guarantees, and check what it cannot say (UTF-8 byte lengths, real dates).
 
 
-def field(data: dict[str, Any], key: str, kind: type | tuple[type, ...], *,
-          required: bool = True, default: Any = None) -> Any:
-    """``data[key]`` checked against ``kind`` (bools are not numbers); InvalidRequest if not."""
-    if key not in data or data[key] is None:
-        if required:
-            raise c.InvalidRequest(f"{key} is required")
-        return default
-    value = data[key]
-    if isinstance(value, bool) and kind in (int, float, (int, float)):
-        raise c.InvalidRequest(f"{key} has the wrong type")
-    if not isinstance(value, kind):
-        raise c.InvalidRequest(f"{key} has the wrong type")
-    return value
+def checked(data: Any, name: str) -> Any:
+    """``data`` when it matches ``$defs/name``; InvalidRequest naming the first field that does
+    not (by JSON pointer, never its value)."""
+    problem = wire_schema.problem(data, name)
+    if problem is not None:
+        raise c.InvalidRequest(problem, {"pointer": problem.partition(":")[0]})
+    return data
 
 
-def obj(value: Any, name: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise c.InvalidRequest(f"{name} must be an object")
+def _time(value: str | None, where: str) -> dt.datetime | None:
+    return parse_time(value, where) if value is not None else None
+
+
+def _id_bytes(value: str | None, where: str) -> str | None:
+    if value is not None and len(value.encode("utf-8")) > c.MAX_ID_BYTES:
+        raise c.InvalidRequest(f"{where}: is longer than {c.MAX_ID_BYTES:,} bytes")
     return value
 
 
 def filters_from_wire(data: Any) -> c.ItemFilters:
-    data = obj(data if data is not None else {}, "filters")
-    known = {"q", "tier", "key", "subject", "frozen", "quarantine", "updatedSince",
-             "updatedBefore", "createdBefore"}
-    unknown = set(data) - known
-    if unknown:
-        raise c.InvalidRequest(f"unknown filters: {', '.join(sorted(unknown))}")
-    since = data.get("updatedSince")
-    before, created = data.get("updatedBefore"), data.get("createdBefore")
+    data = checked(data if data is not None else {}, "Filters")
     return c.ItemFilters(
-        q=field(data, "q", str, required=False), tier=field(data, "tier", str, required=False),
-        key=field(data, "key", str, required=False),
-        subject=field(data, "subject", str, required=False),
-        frozen=field(data, "frozen", bool, required=False),
-        quarantine=field(data, "quarantine", str, required=False),
-        updated_since=parse_time(since, "updatedSince") if since is not None else None,
-        updated_before=parse_time(before, "updatedBefore") if before is not None else None,
-        created_before=parse_time(created, "createdBefore") if created is not None else None,
+        q=data.get("q"), tier=data.get("tier"), key=data.get("key"),
+        subject=data.get("subject"), frozen=data.get("frozen"),
+        quarantine=data.get("quarantine"),
+        updated_since=_time(data.get("updatedSince"), "/updatedSince"),
+        updated_before=_time(data.get("updatedBefore"), "/updatedBefore"),
+        created_before=_time(data.get("createdBefore"), "/createdBefore"),
     )
 
 
-def item_from_wire(data: Any) -> c.Item:
-    data = obj(data, "item")
+def item_from_wire(data: dict[str, Any]) -> c.Item:
     return c.Item(
-        id=field(data, "id", str), partition=field(data, "partition", str),
-        tier=field(data, "tier", str), key=field(data, "key", str),
-        source=field(data, "source", str), content=field(data, "content", str),
-        bytes=field(data, "bytes", int), revision=field(data, "revision", int),
-        data_subject_id=field(data, "dataSubjectId", str, required=False),
-        quarantine=field(data, "quarantine", str), frozen=field(data, "frozen", bool),
-        created_at=parse_time(data.get("createdAt"), "createdAt"),
-        updated_at=parse_time(data.get("updatedAt"), "updatedAt"),
+        id=data["id"], partition=data["partition"], tier=data["tier"], key=data["key"],
+        source=data["source"], content=data["content"], bytes=int(data["bytes"]),
+        revision=int(data["revision"]), data_subject_id=data.get("dataSubjectId"),
+        quarantine=data["quarantine"], frozen=data["frozen"],
+        created_at=parse_time(data["createdAt"], "createdAt"),
+        updated_at=parse_time(data["updatedAt"], "updatedAt"),
     )
 
 
-def revision_from_wire(data: Any) -> c.Revision:
-    data = obj(data, "revision")
-    return c.Revision(revision=field(data, "revision", int), content=field(data, "content", str),
-                      bytes=field(data, "bytes", int), actor=field(data, "actor", str),
-                      created_at=parse_time(data.get("createdAt"), "createdAt"),
-                      quarantine=_revision_quarantine(data))
-
-
-def _revision_quarantine(data: dict[str, Any]) -> str:
-    state = field(data, "quarantine", str, required=False, default="clear")
-    if state not in c.QUARANTINE_STATES:
-        raise c.InvalidRequest(f"unknown quarantine state {state!r}")
-    return state
+def revision_from_wire(data: dict[str, Any]) -> c.Revision:
+    return c.Revision(revision=int(data["revision"]), content=data["content"],
+                      bytes=int(data["bytes"]), actor=data["actor"],
+                      created_at=parse_time(data["createdAt"], "createdAt"),
+                      quarantine=data.get("quarantine", "clear"))
 
 
 def page_from_wire(data: Any) -> c.ItemPage:
-    data = obj(data, "response")
-    items = field(data, "items", list)
-    return c.ItemPage(items=[item_from_wire(i) for i in items],
-                      next_cursor=field(data, "nextCursor", str, required=False))
+    data = checked(data, "ItemPage")
+    return c.ItemPage(items=[item_from_wire(i) for i in data["items"]],
+                      next_cursor=_id_bytes(data.get("nextCursor"), "/nextCursor"))
 
 
 def recall_from_wire(data: Any) -> c.RecallResult:
-    data = obj(data, "response")
-    sources = field(data, "sources", list)
-    if len(sources) > c.MAX_SOURCES:
-        raise c.InvalidRequest(f"more than {c.MAX_SOURCES} sources")
-    parsed_sources = []
-    for raw in sources:
-        raw = obj(raw, "source")
-        source_id = field(raw, "id", str)
-        if len(source_id.encode("utf-8")) > c.MAX_ID_BYTES:
-            raise c.InvalidRequest("a source id is longer than 1,024 bytes")
-        updated = raw.get("updatedAt")
-        parsed_sources.append(c.Source(
-            id=source_id, title=field(raw, "title", str, required=False, default=""),
-            revision=field(raw, "revision", int, required=False),
-            updated_at=parse_time(updated, "updatedAt") if updated is not None else None))
-    hits = []
-    for raw in field(data, "hits", list, required=False, default=[]):
-        raw = obj(raw, "hit")
-        score = float(field(raw, "score", (int, float), required=False, default=0.0))
-        hits.append(c.RecallHit(source=field(raw, "source", str),
-                                snippet=field(raw, "snippet", str)[: c.SNIPPET_MAX_CHARS],
-                                score=min(1.0, max(0.0, score))))
-    quarantined = field(data, "quarantined", list, required=False, default=[])
-    if not all(isinstance(label, str) for label in quarantined):
-        raise c.InvalidRequest("quarantined must be a list of labels")
-    cursor = field(data, "cursor", str, required=False)
-    if cursor is not None and len(cursor.encode("utf-8")) > c.MAX_ID_BYTES:
-        raise c.InvalidRequest("the cursor is longer than 1,024 bytes")
-    return c.RecallResult(text=field(data, "text", str), sources=parsed_sources, hits=hits,
-                          quarantined=quarantined, cursor=cursor)
-
-
-def _count_field(data: dict[str, Any], key: str) -> int:
-    value = field(data, key, int)
-    if value < 0:
-        raise c.InvalidRequest(f"{key} must not be negative")
-    return value
+    data = checked(data, "RecallResponse")
+    sources = [
+        c.Source(id=str(_id_bytes(raw["id"], f"/sources/{n}/id")), title=raw.get("title", ""),
+                 revision=None if raw.get("revision") is None else int(raw["revision"]),
+                 updated_at=_time(raw.get("updatedAt"), f"/sources/{n}/updatedAt"))
+        for n, raw in enumerate(data["sources"])
+    ]
+    hits = [c.RecallHit(source=raw["source"], snippet=raw["snippet"], score=float(raw["score"]))
+            for raw in data.get("hits", [])]
+    return c.RecallResult(text=data["text"], sources=sources, hits=hits,
+                          quarantined=list(data.get("quarantined", [])),
+                          cursor=_id_bytes(data.get("cursor"), "/cursor"))
 
 
 def write_result_from_wire(data: Any) -> c.RetainResult:
     """The answer of ``retain`` and ``update``."""
-    data = obj(data, "response")
-    item_id = field(data, "id", str)
-    if len(item_id.encode("utf-8")) > c.MAX_ID_BYTES:
-        raise c.InvalidRequest("the id is longer than 1,024 bytes")
-    rules = field(data, "rules", list, required=False, default=[])
-    if len(rules) > MAX_RULES or not all(isinstance(r, str) and 0 < len(r) <= 100
-                                         for r in rules):
-        raise c.InvalidRequest(f"rules must be up to {MAX_RULES} rule ids of 1-100 characters")
-    return c.RetainResult(id=item_id, bytes=_count_field(data, "bytes"),
-                          revision=_count_field(data, "revision"),
-                          quarantined=field(data, "quarantined", bool, required=False,
-                                            default=False),
-                          rules=tuple(rules))
+    data = checked(data, "WriteResult")
+    return c.RetainResult(id=str(_id_bytes(data["id"], "/id")), bytes=int(data["bytes"]),
+                          revision=int(data["revision"]),
+                          quarantined=data.get("quarantined", False),
+                          rules=tuple(data.get("rules", ())))
 
 
 def delete_result_from_wire(data: Any) -> c.DeleteResult:
-    data = obj(data, "response")
-    return c.DeleteResult(removed=_count_field(data, "removed"), held=_count_field(data, "held"))
+    data = checked(data, "DeleteResponse")
+    return c.DeleteResult(removed=int(data["removed"]), held=int(data["held"]))
 
 
 def forget_result_from_wire(data: Any) -> c.ForgetResult:
-    data = obj(data, "response")
-    return c.ForgetResult(removed=_count_field(data, "removed"), held=_count_field(data, "held"))
+    data = checked(data, "ForgetResponse")
+    return c.ForgetResult(removed=int(data["removed"]), held=int(data["held"]))
 
 
 def count_from_wire(data: Any) -> int | None:
     """The answer of ``count``: a number, or null when the provider cannot tell."""
-    data = obj(data, "response")
-    if "count" not in data:
-        raise c.InvalidRequest("count is required")
-    if data["count"] is None:
-        return None
-    return _count_field(data, "count")
+    count = checked(data, "CountResponse")["count"]
+    return None if count is None else int(count)
 
 
 def detail_from_wire(data: Any) -> tuple[c.ItemDetail, int]:
     """The answer of ``get``, and how many older revisions the server left out."""
-    data = obj(data, "response")
-    revisions = [revision_from_wire(r) for r in field(data, "revisions", list)]
-    omitted = field(data, "omittedRevisions", int, required=False, default=0)
-    if omitted < 0:
-        raise c.InvalidRequest("omittedRevisions must not be negative")
-    return c.ItemDetail(item=item_from_wire(data.get("item")), revisions=revisions), omitted
+    data = checked(data, "GetResponse")
+    revisions = [revision_from_wire(r) for r in data["revisions"]]
+    return (c.ItemDetail(item=item_from_wire(data["item"]), revisions=revisions),
+            int(data.get("omittedRevisions", 0)))
 
 
 def capabilities_from_wire(data: Any) -> frozenset[str]:
     """The known operations a server supports, plus ``IDEMPOTENT_WRITES`` when it says so.
 
     Operations this side does not know (``tool``, or newer ones) are left out."""
-    data = obj(data, "response")
-    version = data.get("version", VERSION)
-    if version != VERSION or isinstance(version, bool):
-        raise c.InvalidRequest(f"unsupported protocol version {version!r}")
-    operations = field(data, "operations", list)
-    if not all(isinstance(op, str) for op in operations):
-        raise c.InvalidRequest("operations must be a list of names")
-    idempotent = field(data, "idempotentWrites", bool, required=False, default=False)
-    known = frozenset(operations) & c.OPERATIONS
-    return known | {c.IDEMPOTENT_WRITES} if idempotent else known
+    data = checked(data, "CapabilitiesResponse")
+    known = frozenset(data["operations"]) & c.OPERATIONS
+    return known | {c.IDEMPOTENT_WRITES} if data["idempotentWrites"] else known
 
 
 def health_from_wire(data: Any) -> tuple[bool, str]:
     """``(ok, message)`` of a ``health`` answer (the caller measures time itself)."""
-    data = obj(data, "response")
-    return field(data, "ok", bool), field(data, "message", str, required=False, default="")
+    data = checked(data, "HealthResponse")
+    return data["ok"], data["message"]
 
 
-def target_from_wire(data: Any) -> c.FreezeTarget:
-    data = obj(data, "target")
-    return c.FreezeTarget(level=field(data, "level", str),
-                          partition=field(data, "partition", str, required=False),
-                          resource=field(data, "resource", str, required=False),
-                          item_id=field(data, "itemId", str, required=False))
+def acknowledged(data: Any) -> None:
+    """The answer of ``freeze`` and ``quarantine``: ``{"ok": true}``."""
+    checked(data, "OkResponse")
+
+
+def target_from_wire(data: dict[str, Any]) -> c.FreezeTarget:
+    """A freeze target of a request the endpoint already checked against the schema."""
+    return c.FreezeTarget(level=data["level"], partition=data.get("partition"),
+                          resource=data.get("resource"), item_id=data.get("itemId"))
 
 
 def error_from_wire(status: int, data: Any) -> c.ProviderError:

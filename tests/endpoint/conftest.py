@@ -46,10 +46,13 @@ RESPONSE_DEFS = {
     "export": "ItemPage", "count": "CountResponse", "get": "GetResponse",
     "update": "UpdateResponse", "delete": "DeleteResponse", "forget": "ForgetResponse",
     "freeze": "FreezeResponse", "quarantine": "QuarantineResponse",
+    "observe": "ObserveResponse",
 }
 #: The result ``$def`` of each built-in tool (inside ``{"result": ...}``).
 TOOL_RESULT_DEFS = {"remember": "ToolStoredResult", "save": "ToolStoredResult",
-                    "list": "ToolListResult", "read": "ToolReadResult"}
+                    "list": "ToolListResult", "read": "ToolReadResult",
+                    "add_note": "ToolNoteResult", "replace_note": "ToolNoteResult",
+                    "remove_note": "ToolRemovedResult", "usage": "ToolUsageResult"}
 
 #: The tools the test resource declares (seed 001's declaration rules).
 TOOLS: list[dict[str, Any]] = [
@@ -187,7 +190,9 @@ class Wire:
         assert answer.size <= 64 * 1024
         if answer.status == 200:
             self.check.validate(answer.json, response_def or RESPONSE_DEFS[str(operation)])
-            if operation == "tool" and body.get("tool") in TOOL_RESULT_DEFS:
+            if operation == "tool" and "batch" in body:
+                self.check.validate(answer.json["result"], "ToolBatchResult")
+            elif operation == "tool" and body.get("tool") in TOOL_RESULT_DEFS:
                 self.check.validate(answer.json["result"], TOOL_RESULT_DEFS[body["tool"]])
         else:
             self.check.validate(answer.json, "ErrorEnvelope")

@@ -25,8 +25,8 @@ def test_it_reports_capabilities(api: Api) -> None:
     answer = api.admin("capabilities")
 
     assert set(answer["operations"]) == {
-        "recall", "tool", "health", "capabilities", "retain", "list", "export", "count", "get",
-        "update", "delete", "forget", "freeze", "quarantine"}
+        "recall", "tool", "observe", "health", "capabilities", "retain", "list", "export",
+        "count", "get", "update", "delete", "forget", "freeze", "quarantine"}
     assert answer["idempotentWrites"] is True and answer["version"] == 1
 
 
