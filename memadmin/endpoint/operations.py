@@ -258,7 +258,8 @@ def _tool(request: Request, provider: c.Provider, scope: c.Scope,
     arguments = validate_arguments(tool, request.body.get("arguments", {}))
     result = run_tool(provider, tool, arguments, may_write=request.caller.may_write,
                       operation_id=request.operation_id, actor=request.caller.label,
-                      scope=scope, deadline=request.deadline.remaining())
+                      scope=scope, deadline=request.deadline.remaining(),
+                      namespace=namespaces[0])
     return {"result": result}
 
 

@@ -62,7 +62,8 @@ class ResourceForm(forms.ModelForm):
 
     class Meta:
         model = Resource
-        fields = ["slug", "provider", "description", "max_bytes", "item_max_bytes", "tools"]
+        fields = ["slug", "provider", "description", "max_bytes", "item_max_bytes", "tools",
+                  "pii_policy", "secrets_policy"]
 
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -76,7 +77,8 @@ class ResourceEditForm(forms.ModelForm):
 
     class Meta:
         model = Resource
-        fields = ["description", "max_bytes", "item_max_bytes", "tools"]
+        fields = ["description", "max_bytes", "item_max_bytes", "tools", "pii_policy",
+                  "secrets_policy"]
 
 
 class NamespaceForm(forms.ModelForm):
