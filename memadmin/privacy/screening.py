@@ -48,7 +48,7 @@ class Screened:
 
 
 def _named(types: Iterable[str]) -> str:
-    return ", ".join(f"{TYPE_NAMES[t].lower()} ({t})" for t in sorted(set(types)))
+    return ", ".join(f"{TYPE_NAMES[t]} ({t})" for t in sorted(set(types)))
 
 
 def match_key(workspace_id: Any, kind: str, normal: str) -> str:
