@@ -180,6 +180,7 @@ _PHONE = re.compile(r"(?<![\w+./-])(?:\+|00)?\(?\d[\d ()./-]{5,20}\d(?![\w/]|[.-
 _PHONE_WORDS = re.compile(
     r"(?:phone|tel|mobil|cell|call|fax|whatsapp|telefon|handy|téléphone|portable|bel)\w*"
     r"\.?[\s:#]{0,4}(?:no\.?|nr\.?|number|nummer)?[\s:#]{0,3}\Z", re.IGNORECASE)
+_PHONE_SEPARATORS = re.compile(r"[ ()./-]+")
 _SSN_SHAPE = re.compile(r"\d{3}-\d{2}-\d{4}")
 _DATE_LIKE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
 
@@ -248,7 +249,7 @@ def _phones(text: str, regions: tuple[str, ...], start: int, end: int) -> Iterat
 def _phone_groups(raw: str) -> bool:
     """A national number with separators looks like a phone when its groups are phone-sized
     (2-5 digits, the first maybe in parentheses), not like 1.2.3 or 12-345678-9."""
-    groups = [g for g in re.split(r"[ ()./-]+", raw) if g]
+    groups = [g for g in _PHONE_SEPARATORS.split(raw) if g]
     if _SSN_SHAPE.fullmatch(raw) or (len(groups[0]) <= 3 and len(groups) > 2
                                      and all(len(g) == 3 for g in groups[1:])):
         return False  # an SSN's shape, or a count grouped in thousands (8 336 817)
@@ -259,6 +260,9 @@ def _phone_groups(raw: str) -> bool:
 # -- payment cards ----------------------------------------------------------------------------
 
 _CARD = re.compile(r"(?<![\d.,-])\d(?:[ -]?\d){12,18}(?![\d]|[.,-]\d)")
+
+
+_CARD_SEPARATORS = re.compile(r"[ -]")
 
 
 def luhn(digits: str) -> bool:
@@ -310,7 +314,7 @@ def _cards(text: str, start: int, end: int) -> Iterator[Finding]:
 
 
 def _card_groups(raw: str) -> bool:
-    sizes = [len(g) for g in re.split(r"[ -]", raw)]
+    sizes = [len(g) for g in _CARD_SEPARATORS.split(raw)]
     return sizes[:-1] == [4] * (len(sizes) - 1) and 1 <= sizes[-1] <= 4 or sizes in (
         [4, 6, 5], [4, 6, 4])
 
@@ -430,40 +434,56 @@ def _before(text: str, start: int) -> str:
     return text[max(0, start - _CONTEXT):start]
 
 
+_DROP_DIGITS = str.maketrans("", "", "0123456789")
+
+
 def _numbers(text: str, lowered: str, clusters: list[tuple[int, int]],
              regions: tuple[str, ...]) -> Iterator[Finding]:
     """Cards, SSNs, BSNs, Steuer-IDs, IPv4 addresses and phone numbers, each looked for only
     inside the runs of digits the one pass found (with two characters after, for the checks
-    of what follows a number)."""
+    of what follows a number), and only the checks a run's digit count allows."""
     ssn_words = "ssn" in lowered or "social security" in lowered
     bsn_words = "bsn" in lowered or "sofi" in lowered or "burgerservice" in lowered
     steuer_words = any(w in lowered for w in ("steuer", "idnr", "identifikation", "tax id",
                                               "tin"))
     size = len(text)
     for start, end in clusters:
+        if end - start < 7:
+            continue  # fewer than 7 characters: no identifier, phone or IPv4 address
+        raw = text[start:end]
+        digits = len(raw) - len(raw.translate(_DROP_DIGITS))
         stop = min(size, end + 2)
-        digits = end - start  # an upper bound on the digits: cheap, and enough to skip
-        if digits >= 7:
-            here = list(_ids_in(text, start, stop, ssn_words, bsn_words, steuer_words))
-            yield from here
-            # The phone check (the library's) is the costly one: not where an id already is.
-            if not any(f.start <= start and f.end >= end for f in here):
-                yield from _phones(text, regions, start, stop)
-        if text.count(".", start, end) >= 3:
+        if raw.count(".") >= 3:
             for m in _IPV4.finditer(text, start, stop):
                 if _VERSION_BEFORE.search(text[max(0, m.start() - 9):m.start()]):
                     continue
                 if _ip_kept(m.group()):
                     yield Finding(m.start(), m.end(), "ip_address", "ipv4")
+        if digits < 7 or _DATE_LIKE.fullmatch(raw):
+            continue
+        here: list[Finding] = []
+        if digits >= 13:
+            here += _cards(text, start, stop)
+        if digits >= 9:
+            if not raw.isdigit():
+                here += (Finding(m.start(), m.end(), "national_id", "us_ssn")
+                         for m in _SSN.finditer(text, start, stop)
+                         if ssn_valid(m.group(1), m.group(3), m.group(4)))
+            here += _word_ids(text, start, stop, digits, ssn_words, bsn_words, steuer_words)
+        yield from here
+        # The phone check (the library's) is the costly one: not where an id already is, and
+        # a bare run of digits only after a word such as "phone" or "tel".
+        if any(f.start <= start and f.end >= end for f in here):
+            continue
+        if raw.isdigit() and not raw.startswith("00") and not _PHONE_WORDS.search(
+                text[max(0, start - 30):start]):
+            continue
+        yield from _phones(text, regions, start, stop)
 
 
-def _ids_in(text: str, start: int, stop: int, ssn_words: bool, bsn_words: bool,
-            steuer_words: bool) -> Iterator[Finding]:
-    """Cards and the national identifiers in one run of digits."""
-    yield from _cards(text, start, stop)
-    for m in _SSN.finditer(text, start, stop):
-        if ssn_valid(m.group(1), m.group(3), m.group(4)):
-            yield Finding(m.start(), m.end(), "national_id", "us_ssn")
+def _word_ids(text: str, start: int, stop: int, digits: int, ssn_words: bool, bsn_words: bool,
+              steuer_words: bool) -> Iterator[Finding]:
+    """The identifiers recognised only next to their name: bare SSNs, BSNs, Steuer-IDs."""
     if ssn_words:
         for m in _SSN_BARE.finditer(text, start, stop):
             if _SSN_WORDS.search(_before(text, m.start())) and ssn_valid(*m.groups()):
@@ -473,7 +493,7 @@ def _ids_in(text: str, start: int, stop: int, ssn_words: bool, bsn_words: bool,
             if _BSN_WORDS.search(_before(text, m.start())) and \
                     bsn_valid(m.group(1).replace(".", "")):
                 yield Finding(m.start(), m.end(), "national_id", "nl_bsn")
-    if steuer_words:
+    if steuer_words and digits >= 11:
         for m in _STEUER.finditer(text, start, stop):
             if _STEUER_WORDS.search(_before(text, m.start())) and \
                     steuer_id_valid(m.group(1).replace(" ", "")):
@@ -521,19 +541,23 @@ def _ipv6(text: str) -> Iterator[Finding]:
 
 # -- secrets ----------------------------------------------------------------------------------
 
-_API_KEYS = [
-    ("aws", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])")),
-    ("github", re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])")),
-    ("github", re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{22,251}(?![A-Za-z0-9_])")),
-    ("slack", re.compile(r"(?<![A-Za-z0-9_])xox[abposr]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])")),
-    ("stripe", re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}"
-                          r"(?![A-Za-z0-9])")),
-    ("openai", re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)"
-                          r"\d\d-)?[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_-])")),
-    ("google", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])")),
+#: (kind, the literal a key starts with, the key's pattern from there, characters that may not
+#: come right before it). Each pattern starts with its literal, so the regex engine searches
+#: for that literal and a text without it costs one substring search per prefix.
+_API_KEYS: list[tuple[str, str, re.Pattern[str], str]] = [
+    *[("aws", p, re.compile(p + r"[0-9A-Z]{16}(?![A-Za-z0-9])"), "")
+      for p in ("AKIA", "ASIA", "ABIA", "ACCA")],
+    *[("github", p, re.compile(p + r"[A-Za-z0-9]{36,251}(?![A-Za-z0-9_])"), "_")
+      for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")],
+    ("github", "github_pat_", re.compile(r"github_pat_[A-Za-z0-9_]{22,251}(?![A-Za-z0-9_])"),
+     "_"),
+    ("slack", "xox", re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,250}(?![A-Za-z0-9-])"), "_"),
+    *[("stripe", p, re.compile(p + r"[A-Za-z0-9]{16,247}(?![A-Za-z0-9])"), "_")
+      for p in ("sk_live_", "rk_live_", "sk_test_", "rk_test_")],
+    ("openai", "sk-", re.compile(r"sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?"
+                                 r"[A-Za-z0-9_-]{20,250}(?![A-Za-z0-9_-])"), "_-"),
+    ("google", "AIza", re.compile(r"AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])"), "_-"),
 ]
-_API_GATES = ("AKIA", "ASIA", "ABIA", "ACCA", "gh", "github_pat_", "xox", "_live_", "_test_",
-              "sk-", "AIza")
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----")
 _JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,2000}\.eyJ[A-Za-z0-9_-]{5,8000}"
@@ -557,15 +581,18 @@ def _mixed(value: str) -> bool:
 
 
 def _api_keys(text: str) -> Iterator[Finding]:
-    if not any(gate in text for gate in _API_GATES):
-        return
-    for kind, pattern in _API_KEYS:
+    for kind, prefix, pattern, joins in _API_KEYS:
+        if prefix not in text:
+            continue
         for m in pattern.finditer(text):
+            start = m.start()
+            if start and (text[start - 1].isalnum() or text[start - 1] in joins):
+                continue  # inside a longer word
             value = m.group()
             if kind == "openai" and not (any(ch.isdigit() for ch in value)
                                          and entropy(value) >= 3.5):
                 continue  # "sk-learn-style-package-name-here" is not a key
-            yield Finding(m.start(), m.end(), "api_key", kind)
+            yield Finding(start, m.end(), "api_key", kind)
 
 
 def _private_keys(text: str) -> Iterator[Finding]:
