@@ -26,7 +26,10 @@ from typing import Any
 
 from support import ROOT, setup_django
 
-SET = ROOT / "tests" / "data" / "pii" / "labelled.jsonl"
+DATA = ROOT / "tests" / "data" / "pii"
+#: labelled: the rules were written against it (the tests check every row); fresh: written after
+#: the rules were frozen and never tuned on, so its figures are the honest ones.
+SETS = ("labelled.jsonl", "fresh.jsonl")
 SIZE = 16 * 1024
 RUNS = 21
 
@@ -54,8 +57,8 @@ PERSONAL = [
 ]
 
 
-def load() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines()
+def load(name: str = "labelled.jsonl") -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines()
             if line.strip()]
 
 
@@ -90,6 +93,26 @@ def quality(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
     return {t: (tp[t], fp[t], fn[t]) for t in TYPES}
 
 
+def report(name: str, rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """Prints precision and recall per type over one set; returns them over all types."""
+    print(f"\n{name}: {len(rows)} texts, {sum(len(r['expect']) for r in rows)} labels, "
+          f"{sum(1 for r in rows if not r['expect'])} negatives")
+    print(f"{'type':<12} {'precision':>9} {'recall':>7} {'tp':>4} {'fp':>4} {'fn':>4}")
+    totals = [0, 0, 0]
+    for kind, (tp, fp, fn) in quality(rows).items():
+        if not tp + fp + fn:
+            print(f"{kind:<12} {'-':>9} {'-':>7} {0:>4} {0:>4} {0:>4}")
+            continue
+        precision = tp / (tp + fp) if tp + fp else 1.0
+        recall = tp / (tp + fn) if tp + fn else 1.0
+        totals = [totals[0] + tp, totals[1] + fp, totals[2] + fn]
+        print(f"{kind:<12} {precision:>9.3f} {recall:>7.3f} {tp:>4} {fp:>4} {fn:>4}")
+    tp, fp, fn = totals
+    precision, recall = tp / max(1, tp + fp), tp / max(1, tp + fn)
+    print(f"{'all':<12} {precision:>9.3f} {recall:>7.3f} {tp:>4} {fp:>4} {fn:>4}")
+    return precision, recall
+
+
 def median_ms(work: Any, clock: Any = time.perf_counter) -> float:
     times = []
     for _ in range(RUNS):
@@ -108,20 +131,11 @@ def main() -> None:
         pii_policy, secrets_policy, workspace_id = "record", "redact", "bench"
 
     rows = load()
-    print(f"labelled set: {len(rows)} texts, {sum(len(r['expect']) for r in rows)} labels, "
-          f"{sum(1 for r in rows if not r['expect'])} negatives (tests/data/pii/labelled.jsonl)")
-    print(f"{'type':<12} {'precision':>9} {'recall':>7} {'tp':>4} {'fp':>4} {'fn':>4}")
-    scores = quality(rows)
-    totals = [0, 0, 0]
-    for kind, (tp, fp, fn) in scores.items():
-        precision = tp / (tp + fp) if tp + fp else 1.0
-        recall = tp / (tp + fn) if tp + fn else 1.0
-        totals = [totals[0] + tp, totals[1] + fp, totals[2] + fn]
-        print(f"{kind:<12} {precision:>9.3f} {recall:>7.3f} {tp:>4} {fp:>4} {fn:>4}")
-    tp, fp, fn = totals
-    print(f"{'all':<12} {tp / (tp + fp):>9.3f} {tp / (tp + fn):>7.3f} {tp:>4} {fp:>4} {fn:>4}")
-    print("(the set was written by the detector's author and the detector tuned on it: these "
-          "figures show it holds, not how it generalises)")
+    overall: dict[str, tuple[float, float]] = {}
+    for name in SETS:
+        overall[name] = report(name, load(name))
+    print("(labelled.jsonl was written by the detector's author with the rules tuned on it; "
+          "fresh.jsonl was written after and never tuned on)")
 
     contents = {
         "ordinary notes": fill(ORDINARY),
@@ -147,7 +161,8 @@ def main() -> None:
         out_rows = [("16 KiB ordinary median ms", figures["ordinary notes"], "ms"),
                     ("16 KiB with personal data median ms", goal, "ms"),
                     ("16 KiB dense median ms", figures["labelled set back to back"], "ms"),
-                    ("precision", tp / (tp + fp), "ratio"), ("recall", tp / (tp + fn), "ratio")]
+                    ("fresh precision", overall["fresh.jsonl"][0], "ratio"),
+                    ("fresh recall", overall["fresh.jsonl"][1], "ratio")]
         with Path(summary).open("a", encoding="utf-8") as out:
             for name, value, unit in out_rows:
                 out.write(json.dumps({"benchmark": "pii", "name": name,
