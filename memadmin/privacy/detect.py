@@ -146,7 +146,7 @@ def redact(text: str, findings: Iterable[Finding | tuple[int, int, str]],
 
 # -- e-mail -----------------------------------------------------------------------------------
 
-_CLUSTER = re.compile(r"[+(0-9][0-9 ()./-]*[0-9]")
+_CLUSTER = re.compile(r"[+(0-9][0-9 ()./-]{5,}[0-9]")  # 7+ characters: shorter runs hold nothing
 # Letters of any script (internationalised addresses: zoë@exämple.de).
 _LOCAL = re.compile(r"[^\W_](?:[\w.%+-]{0,62}[\w%+-])?\Z")
 _DOMAIN = re.compile(r"(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.){1,8}[^\W\d_]{2,24}"
@@ -229,7 +229,7 @@ _NO_TRUNK_ZERO = frozenset({"US", "CA", "ES", "PT", "DK", "NO", "GR", "LU", "IS"
 def _phones(text: str, regions: tuple[str, ...], start: int, end: int) -> Iterator[Finding]:
     for m in _PHONE.finditer(text, start, end):
         raw = m.group()
-        digits = sum(ch.isdigit() for ch in raw)
+        digits = len(raw) - len(raw.translate(_DROP_DIGITS))
         if not 7 <= digits <= 15 or _DATE_LIKE.fullmatch(raw):
             continue
         international = raw.startswith(("+", "00"))
