@@ -131,3 +131,31 @@ def test_the_subject_request_suggests_items_never_applies_them(client_for, put, 
     fragment = client_for("carl").get(reverse("gdpr:detail", args=["acme", by_number.pk]),
                                       HTTP_HX_REQUEST="true")
     assert b"pii-suggestions" not in fragment.content
+
+
+def test_the_editor_refuses_personal_data_naming_the_type_and_keeps_the_item(
+        client_for, put, resource) -> None:  # type: ignore[no-untyped-def]
+    from memadmin.memory.models import MemoryItem
+
+    resource_update(actor=SYSTEM, resource=resource, pii_policy="refuse")
+    item_id = put("Ana likes tea.", key="ana")
+    url = reverse("memory:item_edit", args=[*NS, item_id])
+    answer = client_for("nora").post(url, {"content": f"Ana: {CANARY_CARD}", "mode": "replace",
+                                           "expected_revision": 1})
+    assert answer.status_code == 400
+    assert b"Payment card number (card)" in answer.content
+    item = MemoryItem.objects.get(pk=item_id)
+    assert (item.content, item.revision) == ("Ana likes tea.", 1)
+
+
+def test_the_editor_stores_a_pasted_secret_redacted(client_for, put) -> None:  # type: ignore[no-untyped-def]
+    from memadmin.memory.models import MemoryItem, MemoryRevision
+
+    item_id = put("Deploy notes.", key="deploy")
+    url = reverse("memory:item_edit", args=[*NS, item_id])
+    answer = client_for("nora").post(url, {
+        "content": "Deploy notes. Key: AKIAQ7CANARYKEY12345", "mode": "replace",
+        "expected_revision": 1})
+    assert answer.status_code == 302
+    assert MemoryItem.objects.get(pk=item_id).content == "Deploy notes. Key: [api_key]"
+    assert not MemoryRevision.objects.filter(content__contains="AKIAQ7CANARY").exists()
