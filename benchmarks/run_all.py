@@ -35,6 +35,7 @@ SCRIPTS: dict[str, list[str]] = {
     "gdpr_erasure": ["gdpr_erasure.py"],
     "health_poll": ["health_poll.py"],
     "scanner": ["scanner.py"],
+    "pii": ["pii.py"],
     "recall_roundtrip": ["recall_roundtrip.py"],
     "export_memory": ["export_memory.py"],
     "endpoint_batch": ["endpoint_batch.py"],

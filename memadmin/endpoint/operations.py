@@ -293,7 +293,7 @@ def _tool(request: Request, provider: c.Provider, scope: c.Scope,
     if "batch" in request.body:
         return {"result": run_batch(provider, tool, request.body["batch"], **kw)}
     arguments = validate_arguments(tool, request.body.get("arguments", {}))
-    return {"result": run_tool(provider, tool, arguments, **kw)}
+    return {"result": run_tool(provider, tool, arguments, namespace=namespaces[0], **kw)}
 
 
 def _observe(request: Request, provider: c.Provider, scope: c.Scope,

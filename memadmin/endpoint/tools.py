@@ -15,6 +15,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaValidationError
 
 from memadmin.memory.store import NOTE_MATCHES_SHOWN, NOTE_PREFIX, BatchEntry, LocalProvider
+from memadmin.privacy import screening as privacy
+from memadmin.privacy import selectors as privacy_selectors
 from memadmin.providers import contract as c
 from memadmin.workspaces.models import Namespace
 
@@ -82,7 +84,7 @@ def _list(provider: c.Provider, args: dict[str, Any], *, scope: c.Scope,
 
 
 def _read(provider: c.Provider, args: dict[str, Any], *, scope: c.Scope,
-          deadline: float) -> dict[str, Any]:
+          deadline: float, namespace: Namespace | None = None) -> dict[str, Any]:
     item_id = args.get("id")
     if not isinstance(item_id, str):
         raise c.Unsupported("read needs a string argument 'id'")
@@ -90,7 +92,10 @@ def _read(provider: c.Provider, args: dict[str, Any], *, scope: c.Scope,
     if item.quarantine == "pending":
         # Quarantined content never reaches a model; the agent learns only that it is held.
         return {"id": item.id, "source": item.source, "quarantined": True}
-    return {"id": item.id, "source": item.source, "content": item.content,
+    content = item.content
+    if namespace is not None and privacy.redacts_on_recall(namespace.resource):
+        content = privacy.redacted_for_agent(content, privacy_selectors.stored_spans(item.id))
+    return {"id": item.id, "source": item.source, "content": content,
             "revision": item.revision}
 
 
@@ -230,7 +235,7 @@ def _item(result: c.RetainResult) -> dict[str, Any]:
 
 def run_tool(provider: c.Provider, tool: dict[str, Any], arguments: dict[str, Any], *,
              may_write: bool, operation_id: str, actor: str, scope: c.Scope,
-             deadline: float) -> dict[str, Any]:
+             deadline: float, namespace: Namespace | None = None) -> dict[str, Any]:
     name = tool["name"]
     if tool.get("access") == "write":
         if not may_write:
@@ -243,4 +248,6 @@ def run_tool(provider: c.Provider, tool: dict[str, Any], arguments: dict[str, An
     behaviour = READ_TOOLS.get(name)
     if behaviour is None:
         raise c.Unsupported(f"this server has no behaviour for the read tool {name!r}")
+    if behaviour is _read:
+        return _read(provider, arguments, scope=scope, deadline=deadline, namespace=namespace)
     return behaviour(provider, arguments, scope=scope, deadline=deadline)

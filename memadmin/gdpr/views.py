@@ -30,6 +30,7 @@ from memadmin.gdpr.models import REQUEST_OPEN_STATES
 from memadmin.gdpr.receipts import receipt_document
 from memadmin.lib import keys
 from memadmin.lib.http import AuthenticatedHttpRequest
+from memadmin.privacy import selectors as privacy_selectors
 from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
 
@@ -113,6 +114,9 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
             and not row.override_hold,
         },
         receipt=row.receipt is not None, now=timezone.now(),
+        # Not on the page's polls: the suggestions sit outside the live fragment.
+        pii_suggestions=[] if request.htmx or state not in REQUEST_OPEN_STATES else
+        privacy_selectors.subject_suggestions(workspace=workspace, subject_id=row.subject_id),
     )
 
 

@@ -15,6 +15,7 @@ from memadmin.memory.models import (
     RETENTION_RULES,
     AgentToken,
 )
+from memadmin.privacy.detect import TYPE_NAMES
 from memadmin.providers import contract as c
 from memadmin.workspaces.forms import LifetimeField
 from memadmin.workspaces.models import Namespace
@@ -40,6 +41,10 @@ class AgentTokenForm(forms.Form):
 TIER_CHOICES = [("", "any tier")] + [(t, t) for t in c.TIERS]
 
 
+#: The item list's personal-data filter: a detected type (memadmin.privacy).
+PII_CHOICES = [("", "any"), *TYPE_NAMES.items()]
+
+
 class ItemFilterForm(forms.Form):
     """The browse filters (a GET form: bad values become a clear error, never a 500)."""
 
@@ -52,6 +57,7 @@ class ItemFilterForm(forms.Form):
                                                         ("no", "not frozen")])
     quarantine = forms.ChoiceField(required=False, choices=[("", "any")] + [
         (s, s) for s in c.QUARANTINE_STATES])
+    pii = forms.ChoiceField(required=False, label="Personal data", choices=PII_CHOICES)
     since = forms.DateField(required=False, label="Updated since",
                             widget=forms.DateInput(attrs={"type": "date"}))
     cursor = forms.CharField(required=False, max_length=c.MAX_ID_BYTES,
@@ -89,7 +95,7 @@ class ItemFilterForm(forms.Form):
             q=data.get("q") or None, tier=data.get("tier") or None,
             key=data.get("key") or None, subject=data.get("subject") or None,
             frozen={"yes": True, "no": False}.get(data.get("frozen") or ""),
-            quarantine=data.get("quarantine") or None,
+            quarantine=data.get("quarantine") or None, pii=data.get("pii") or None,
             updated_since=dt.datetime.combine(since, dt.time.min, tzinfo=dt.UTC)
             if since else None,
         )

@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
@@ -36,6 +37,15 @@ class MemoryItem(models.Model):
     updated_by = models.CharField(max_length=200, default="system")
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
+    # Personal data and secrets the detector found in ``content`` (memadmin.privacy): the
+    # types (the item list's filter), the spans ([start, end, type], for redaction on recall;
+    # None = written before detection ran) and keyed hashes of the e-mail addresses and phone
+    # numbers (subject-request suggestions; never the values themselves).
+    pii_types = ArrayField(models.CharField(max_length=16), default=list, db_default=[],
+                           blank=True)
+    pii_spans = models.JSONField(null=True, blank=True)
+    pii_keys = ArrayField(models.CharField(max_length=80), default=list, db_default=[],
+                          blank=True)
     search_vector = models.GeneratedField(
         expression=SearchVector("key", weight="A", config=SEARCH_CONFIG)
         + SearchVector("content", weight="B", config=SEARCH_CONFIG),
@@ -67,6 +77,8 @@ class MemoryItem(models.Model):
                          condition=models.Q(data_subject_id__isnull=False)),
             models.Index(fields=["namespace", "quarantine_state"], name="memoryitem_quarantined",
                          condition=~models.Q(quarantine_state="clear")),
+            GinIndex(fields=["pii_types"], name="memoryitem_pii_types"),
+            GinIndex(fields=["pii_keys"], name="memoryitem_pii_keys"),
         ]
 
     def __str__(self) -> str:

@@ -41,6 +41,7 @@ from memadmin.memory.models import (
     OperationRecord,
     freeze_container_where,
 )
+from memadmin.privacy import screening as privacy
 from memadmin.providers import contract as c
 from memadmin.quarantine import screening
 from memadmin.workspaces.models import Namespace
@@ -405,6 +406,8 @@ class LocalProvider(c.Provider):
 
     def _create(self, namespace: Namespace, tier: str, key: str, content: str,
                 subject: str | None, actor: str) -> c.RetainResult:
+        pii = privacy.screen_write(content, namespace.resource)
+        content = pii.content
         size = len(content.encode("utf-8"))
         self._check_size(namespace, size)
         now = timezone.now()
@@ -413,6 +416,7 @@ class LocalProvider(c.Provider):
             namespace=namespace, tier=tier, key=key, content=content, bytes=size, revision=1,
             data_subject_id=subject, updated_by=actor[:200], created_at=now, updated_at=now,
             quarantine_state=screening.state_after(verdict, "clear"),
+            pii_types=pii.types, pii_spans=pii.spans, pii_keys=pii.keys,
         )
         self._screened(item, verdict, "clear", namespace)
         self._bump(namespace.id, 1, size)
@@ -446,6 +450,8 @@ class LocalProvider(c.Provider):
             raise self._frozen_error(freeze)
         new_content = c.joined(item.content, content, mode)
         c.check_text(new_content, field="content")
+        pii = privacy.screen_write(new_content, namespace.resource)
+        new_content = pii.content
         size = len(new_content.encode("utf-8"))
         self._check_size(namespace, size)
         MemoryRevision.objects.create(
@@ -456,7 +462,9 @@ class LocalProvider(c.Provider):
         delta = size - item.bytes
         item.content, item.bytes, item.revision = new_content, size, item.revision + 1
         item.updated_by, item.updated_at = actor[:200], timezone.now()
-        fields = ["content", "bytes", "revision", "updated_by", "updated_at"]
+        item.pii_types, item.pii_spans, item.pii_keys = pii.types, pii.spans, pii.keys
+        fields = ["content", "bytes", "revision", "updated_by", "updated_at", "pii_types",
+                  "pii_spans", "pii_keys"]
         if subject is not None and subject != item.data_subject_id:
             item.data_subject_id = subject
             fields.append("data_subject_id")
@@ -707,6 +715,8 @@ class LocalProvider(c.Provider):
             if filters.quarantine not in c.QUARANTINE_STATES:
                 raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")
             qs = qs.filter(quarantine_state=filters.quarantine)
+        if filters.pii is not None:
+            qs = qs.filter(pii_types__contains=[privacy.check_type(filters.pii)])
         c.check_time_filters(filters)
         if filters.updated_since is not None:
             qs = qs.filter(updated_at__gte=filters.updated_since)
@@ -808,6 +818,7 @@ class LocalProvider(c.Provider):
                 cap = min(cap, max_bytes)
             ns_ids = [ns.id for ns in namespaces.values()]
             visible = self._recall_rows(query, ns_ids, limit)
+            privacy.redact_recall_rows(visible, namespaces.values())
             quarantined = self._quarantined_labels(query, ns_ids)
             cursor = None
             if len(namespaces) == 1:

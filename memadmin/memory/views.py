@@ -47,6 +47,7 @@ from memadmin.memory.services import (
     memory_item_update,
     memory_items_delete,
 )
+from memadmin.privacy import selectors as privacy_selectors
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.registry import namespace_scope, provider_for
@@ -214,7 +215,8 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
         diff_withheld=diff_withheld, withheld=withheld,
         quarantine=quarantine, freezes=selectors.active_freezes(res, ns, detail.item.id),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
-        can_hold=access.can(request.user, "legal_hold", workspace), **extra)
+        can_hold=access.can(request.user, "legal_hold", workspace),
+        pii_labels=privacy_selectors.item_labels(res.provider, detail.item.id), **extra)
 
 
 @require_GET

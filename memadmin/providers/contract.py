@@ -331,6 +331,9 @@ class ItemFilters:
     #: does not know when an item was created counts from when memadmin first saw it (the
     #: ``created_at`` it reports: never older than the item is).
     created_before: dt.datetime | None = None
+    #: Items in which personal data or a secret of this type was detected (``email``,
+    #: ``card``...: memadmin.privacy.detect.TYPES). Only stores that keep labels support it.
+    pii: str | None = None
 
     def is_empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in dataclasses.fields(self))

@@ -213,6 +213,9 @@ def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
         c.check_subject(filters.subject)
     if filters.quarantine is not None and filters.quarantine not in c.QUARANTINE_STATES:
         raise c.InvalidRequest(f"unknown quarantine state {filters.quarantine!r}")
+    if filters.pii is not None:
+        raise c.Unsupported("this store keeps no personal-data labels (only the built-in "
+                            "store detects them)")
     c.check_time_filters(filters)
     return filters
 

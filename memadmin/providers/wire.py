@@ -77,7 +77,7 @@ def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
     c.check_time_filters(filters)
     out: dict[str, Any] = {}
     for name, key in (("q", "q"), ("tier", "tier"), ("key", "key"), ("subject", "subject"),
-                      ("frozen", "frozen"), ("quarantine", "quarantine")):
+                      ("frozen", "frozen"), ("quarantine", "quarantine"), ("pii", "pii")):
         value = getattr(filters, name)
         if value is not None:
             out[key] = value
@@ -190,7 +190,7 @@ def filters_from_wire(data: Any) -> c.ItemFilters:
     return c.ItemFilters(
         q=data.get("q"), tier=data.get("tier"), key=data.get("key"),
         subject=data.get("subject"), frozen=data.get("frozen"),
-        quarantine=data.get("quarantine"),
+        quarantine=data.get("quarantine"), pii=data.get("pii"),
         updated_since=_time(data.get("updatedSince"), "/updatedSince"),
         updated_before=_time(data.get("updatedBefore"), "/updatedBefore"),
         created_before=_time(data.get("createdBefore"), "/createdBefore"),

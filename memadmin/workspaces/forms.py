@@ -57,26 +57,53 @@ class ToolsField(forms.CharField):
             raise forms.ValidationError("Not valid JSON: a number is too long.") from None
 
 
-class ResourceForm(forms.ModelForm):
+class _PolicyFields:
+    """The personal-data and secrets policies (memadmin.privacy) may be left out of a post:
+    a new resource then gets the defaults, an edited one keeps what it has."""
+
+    POLICY_FIELDS = ("pii_policy", "secrets_policy")
+    fields: Any
+    instance: Any
+    cleaned_data: dict[str, Any]
+
+    def _optional_policies(self) -> None:
+        for name in self.POLICY_FIELDS:
+            self.fields[name].required = False
+
+    def clean_pii_policy(self) -> str:
+        return self.cleaned_data.get("pii_policy") or self.instance.pii_policy
+
+    def clean_secrets_policy(self) -> str:
+        return self.cleaned_data.get("secrets_policy") or self.instance.secrets_policy
+
+
+class ResourceForm(_PolicyFields, forms.ModelForm):
     tools = ToolsField(required=False, help_text="JSON list of tool declarations (seed 001).")
 
     class Meta:
         model = Resource
-        fields = ["slug", "provider", "description", "max_bytes", "item_max_bytes", "tools"]
+        fields = ["slug", "provider", "description", "max_bytes", "item_max_bytes", "tools",
+                  "pii_policy", "secrets_policy"]
 
     def __init__(self, *args: Any, workspace: Workspace, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._optional_policies()
         field = self.fields["provider"]
         assert isinstance(field, forms.ModelChoiceField)
         field.queryset = ProviderConfig.objects.filter(workspace=workspace)
 
 
-class ResourceEditForm(forms.ModelForm):
+class ResourceEditForm(_PolicyFields, forms.ModelForm):
     tools = ToolsField(required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._optional_policies()
 
     class Meta:
         model = Resource
-        fields = ["description", "max_bytes", "item_max_bytes", "tools"]
+        fields = ["description", "max_bytes", "item_max_bytes", "tools", "pii_policy",
+                  "secrets_policy"]
 
 
 class NamespaceForm(forms.ModelForm):

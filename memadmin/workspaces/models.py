@@ -86,6 +86,20 @@ class Resource(models.Model):
         help_text="Cap on one item's content, in UTF-8 bytes (1-16,384).",
     )
     tools = models.JSONField(default=list, blank=True)
+    #: What the built-in store does with personal data it detects in a write (memadmin.privacy).
+    pii_policy = models.CharField(
+        max_length=20, default="record", choices=[
+            ("record", "Record only: label the item"),
+            ("redact_on_recall", "Redact on recall: agents get [email], [card]… in its place"),
+            ("refuse", "Refuse the write"),
+        ], verbose_name="personal data",
+        help_text="Staff always see the item as written; labels are kept in every case.")
+    #: Secrets (API keys, private keys, JWTs, tokens) are never stored in clear.
+    secrets_policy = models.CharField(
+        max_length=10, default="redact", choices=[
+            ("redact", "Redact: store [api_key], [private_key]… in its place"),
+            ("refuse", "Refuse the write"),
+        ], verbose_name="secrets")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -99,6 +113,11 @@ class Resource(models.Model):
                                    item_max_bytes__lte=ITEM_MAX_BYTES_LIMIT),
                 name="resource_item_max_bytes_range",
             ),
+            models.CheckConstraint(
+                condition=models.Q(pii_policy__in=["record", "redact_on_recall", "refuse"]),
+                name="resource_pii_policy"),
+            models.CheckConstraint(condition=models.Q(secrets_policy__in=["redact", "refuse"]),
+                                   name="resource_secrets_policy"),
         ]
 
     def __str__(self) -> str:

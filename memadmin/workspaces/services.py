@@ -25,7 +25,8 @@ from memadmin.workspaces.models import (
 
 WORKSPACE_SETTINGS = ("four_eyes_erasure", "subject_request_due_days", "health_retention_days",
                       "wire_compliance")
-RESOURCE_EDITABLE = ("description", "max_bytes", "item_max_bytes", "tools")
+RESOURCE_EDITABLE = ("description", "max_bytes", "item_max_bytes", "tools", "pii_policy",
+                     "secrets_policy")
 NAMESPACE_EDITABLE = ("description", "quota_bytes")
 
 
