@@ -298,3 +298,100 @@ def _count_on_thread(config: ProviderConfig, subject: str,
         return Count(None, scrub_text(f"{exc.code}: {exc.message}", subject))
     finally:
         connections.close_all()  # this thread's own connections, if the provider opened any
+
+
+# -- the subject's items (what a rectification corrects) ----------------------------------------
+
+#: At most this many items of the subject are listed per provider (a lower bound beyond).
+ITEMS_PER_PROVIDER = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class SubjectItems:
+    """One step's provider's items of the subject: at most ``ITEMS_PER_PROVIDER`` (``more``:
+    there are others), or none with ``note`` saying why. A quarantined item comes without its
+    content (it is shown only in the review screen)."""
+
+    step: SubjectRequestStep
+    items: list[c.Item]
+    note: str = ""
+    more: bool = False
+
+
+def _items_of(config: ProviderConfig, subject: str, end: float) -> tuple[list[c.Item], str, bool]:
+    groups, fallback = provider_scopes(config)
+    provider = provider_for(config)
+    filters = c.ItemFilters(subject=subject)
+    found: list[c.Item] = []
+    for scope in groups:
+        left = end - time.monotonic()
+        if left <= 0:
+            return found, "no full answer within the deadline", True
+        try:
+            page = provider.list_items(filters, limit=ITEMS_PER_PROVIDER - len(found) + 1,
+                                       scope=scope, deadline=left)
+        except c.NotFound:
+            if fallback:
+                continue
+            return found, "not_found: a partition is unknown to the provider", False
+        except c.Unsupported:
+            return found, "the provider cannot list the subject's items", False
+        except c.ProviderError as exc:
+            return found, scrub_text(f"{exc.code}: {exc.message}", subject), False
+        found += page.items
+        if len(found) > ITEMS_PER_PROVIDER or page.next_cursor is not None:
+            return found[:ITEMS_PER_PROVIDER], "", True
+    return found, "", False
+
+
+def _items_on_thread(config: ProviderConfig, subject: str,
+                     end: float) -> tuple[list[c.Item], str, bool]:
+    from django.db import connections
+
+    try:
+        return _items_of(config, subject, end)
+    finally:
+        connections.close_all()
+
+
+def subject_items(sr: SubjectRequest) -> list[SubjectItems]:
+    """The subject's items on every enabled provider of the request, asked at once under one
+    overall deadline (the slowest provider's), in step order."""
+    subject = sr.subject_id
+    steps = list(SubjectRequestStep.objects.filter(request=sr).select_related("provider")
+                 .order_by("pk"))
+    usable = {s.pk: s.provider for s in steps
+              if s.provider is not None and s.provider.enabled and subject}
+    answers: dict[int, tuple[list[c.Item], str, bool]] = {}
+    if usable and subject:
+        budget = max(cfg.request_deadline_ms for cfg in usable.values()) / 1000
+        end = time.monotonic() + budget
+        remote = {pk: cfg for pk, cfg in usable.items() if cfg.kind != "local"}
+        pool = ThreadPoolExecutor(max_workers=max(1, min(PREVIEW_MAX_THREADS, len(remote))),
+                                  thread_name_prefix="gdpr-items")
+        try:
+            futures = {pool.submit(_items_on_thread, cfg, subject, end): pk
+                       for pk, cfg in remote.items()}
+            for pk, cfg in usable.items():
+                if pk not in remote:
+                    answers[pk] = _items_of(cfg, subject, end)
+            done, _ = wait(futures, timeout=max(0.0, end - time.monotonic())
+                           + PREVIEW_GRACE_SECONDS)
+            for future, pk in futures.items():
+                answers[pk] = (future.result() if future in done
+                               else ([], f"no answer within {budget:g} s", False))
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+    result = []
+    for step in steps:
+        if step.pk not in answers:
+            note = ("the provider was deleted" if step.provider is None
+                    else "the provider is disabled" if not step.provider.enabled
+                    else "the subject id is no longer available")
+            result.append(SubjectItems(step, [], note))
+            continue
+        items, note, more = answers[step.pk]
+        shown = [dataclasses.replace(i, content="") if i.quarantine == "pending" else i
+                 for i in items]
+        result.append(SubjectItems(step, shown, note, more))
+    return result
