@@ -38,6 +38,7 @@ from memadmin.gdpr import access_output
 from memadmin.gdpr.models import (
     JOB_KIND,
     NOT_ENFORCED_NOTE,
+    PREVIEW_JOB_KIND,
     SubjectRequest,
     SubjectRequestItem,
     SubjectRequestStep,
@@ -124,6 +125,33 @@ def subject_request_run(ctx: JobContext) -> dict[str, Any]:
             "removed": sum(s.removed for s in steps), "held": sum(s.held for s in steps),
             "exported": sum(s.exported for s in steps),
             "residue": sr.verification.get("total_residue")}
+
+
+@job_handler(PREVIEW_JOB_KIND)
+def subject_request_preview_run(ctx: JobContext) -> dict[str, Any]:
+    """"Preview counts": every provider asked at once, each answer saved as it arrives (the
+    job's progress: providers answered). Rerun after a crash it simply asks again: a preview
+    changes nothing."""
+    from memadmin.gdpr.services import subject_request_preview
+    from memadmin.gdpr.transitions import SubjectRequestError
+
+    sr = SubjectRequest.objects.select_related("workspace").get(pk=ctx.params["request"])
+    total = SubjectRequestStep.objects.filter(request=sr).count()
+    ctx.save_progress(done=0, total=total)
+    try:
+        steps = subject_request_preview(
+            actor=_job_actor(ctx), subject_request=sr,
+            progress=lambda answered: _keep_progress(ctx, answered))
+    except SubjectRequestError as exc:
+        return {"skipped": exc.message}
+    ctx.save_progress(done=total)
+    return {"answered": total, "unknown": sum(1 for s in steps if s.found is None),
+            "lower_bounds": sum(1 for s in steps if s.found_more)}
+
+
+def _keep_progress(ctx: JobContext, done: int) -> None:
+    with contextlib.suppress(JobCancelled):
+        ctx.save_progress(done=done)
 
 
 def _finished(sr: SubjectRequest) -> int:

@@ -13,7 +13,9 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import TimeoutError as FuturesTimeout
 from typing import Any
 
 from django.db.models import (
@@ -34,9 +36,11 @@ from django.http import Http404
 from django.utils import timezone
 
 from memadmin.gdpr.models import (
+    REQUEST_KINDS,
     REQUEST_OPEN_STATES,
     REQUEST_STATES,
     SubjectRequest,
+    SubjectRequestItem,
     SubjectRequestStep,
 )
 from memadmin.gdpr.scrub import scrub_text
@@ -107,7 +111,7 @@ def request_list(workspace: Workspace, *, state: str | None = None, kind: str | 
         else:
             return qs.none()
     if kind:
-        qs = qs.filter(kind=kind) if kind in ("access", "erasure") else qs.none()
+        qs = qs.filter(kind=kind) if kind in REQUEST_KINDS else qs.none()
     if overdue is not None:
         late = Q(state__in=REQUEST_OPEN_STATES, due_at__lt=timezone.now())
         qs = qs.filter(late) if overdue else qs.exclude(late)
@@ -129,8 +133,10 @@ def request_with_steps(workspace: Workspace, request_id: Any) -> SubjectRequest:
         pk = uuid.UUID(str(request_id))
     except ValueError:
         raise Http404("no such request") from None
-    steps = SubjectRequestStep.objects.select_related("provider").order_by("pk")
-    sr = (_annotated(workspace).select_related("job", "workspace")
+    items = SubjectRequestItem.objects.order_by("pk")
+    steps = (SubjectRequestStep.objects.select_related("provider").order_by("pk")
+             .prefetch_related(Prefetch("items", queryset=items, to_attr="item_list")))
+    sr = (_annotated(workspace).select_related("job", "preview_job", "workspace", "lifts")
           .prefetch_related(Prefetch("steps", queryset=steps, to_attr="step_list"))
           .filter(pk=pk).first())
     if sr is None:
@@ -257,15 +263,23 @@ PREVIEW_MAX_THREADS = 16
 
 
 def subject_counts(steps: list[SubjectRequestStep], subject: str) -> dict[int, Count]:
+    """Every step's provider asked at once: {step id: Count} (see ``subject_counts_iter``)."""
+    return dict(subject_counts_iter(steps, subject))
+
+
+def subject_counts_iter(steps: list[SubjectRequestStep],
+                        subject: str) -> Iterator[tuple[int, Count]]:
     """Every step's provider asked at once, under one overall deadline (the slowest
-    provider's request deadline): {step id: Count}. A provider that has not answered by then
-    "cannot tell"; the others' answers are kept. The built-in store is asked on this thread
-    (it reads this database connection's rows); remote providers each on a thread."""
+    provider's request deadline): (step id, Count) pairs as the answers arrive, so the caller
+    can save each at once. A provider that has not answered by then "cannot tell". The
+    built-in store is asked on this thread (it reads this database connection's rows), first;
+    remote providers each on a thread."""
     configs = {s.pk: s.provider for s in steps if s.provider is not None}
-    results: dict[int, Count] = {s.pk: Count(None, "the provider was deleted")
-                                 for s in steps if s.provider is None}
+    for s in steps:
+        if s.provider is None:
+            yield s.pk, Count(None, "the provider was deleted")
     if not configs:
-        return results
+        return
     budget = max(cfg.request_deadline_ms for cfg in configs.values()) / 1000
     end = time.monotonic() + budget
     scopes = {pk: provider_scopes(cfg) for pk, cfg in configs.items()}
@@ -277,15 +291,18 @@ def subject_counts(steps: list[SubjectRequestStep], subject: str) -> dict[int, C
                    for pk, cfg in remote.items()}
         for pk, cfg in configs.items():
             if pk not in remote:
-                results[pk] = subject_count(cfg, subject, scopes=scopes[pk], end=end)
-        done, _ = wait(futures, timeout=max(0.0, end - time.monotonic())
-                       + PREVIEW_GRACE_SECONDS)
-        for future, pk in futures.items():
-            results[pk] = (future.result() if future in done
-                           else Count(None, f"no answer within {budget:g} s"))
+                yield pk, subject_count(cfg, subject, scopes=scopes[pk], end=end)
+        answered: set[int] = set()
+        with contextlib.suppress(FuturesTimeout):
+            for future in as_completed(futures, timeout=max(0.0, end - time.monotonic())
+                                       + PREVIEW_GRACE_SECONDS):
+                answered.add(futures[future])
+                yield futures[future], future.result()
+        for pk in remote:
+            if pk not in answered:
+                yield pk, Count(None, f"no answer within {budget:g} s")
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    return results
 
 
 def _count_on_thread(config: ProviderConfig, subject: str,
