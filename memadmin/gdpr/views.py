@@ -100,6 +100,7 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
         duplicates=list(selectors.open_duplicates(row)[:10]),
         live=state in LIVE_STATES or previewing, previewing=previewing,
         preview=row.preview_job, item_kind=row.kind in ITEM_KINDS, lift=lift,
+        four_eyes=transitions.needs_four_eyes(row),
         cannot_freeze=[s.provider_label for s in row.step_list if s.state == "unsupported"]
         if row.kind in ("restriction", "lift") else [],
         reason_form=ReasonForm(),
