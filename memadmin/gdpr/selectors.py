@@ -4,7 +4,7 @@ and what the providers hold of a subject (counts for previews and verification).
 Every request comes annotated with ``days_left`` (whole days until ``due_at``, negative when
 late), ``overdue`` (open and past due) and ``duplicate_open`` (another open request of the same
 workspace carries the same subject hash). Query counts are flat: the list is one query, a
-request with its steps two.
+request with its steps (and the items they touched) three.
 """
 
 from __future__ import annotations

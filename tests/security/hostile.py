@@ -505,8 +505,6 @@ TARGETS: list[Target] = [
            lambda w: {"step_id": w.rect_step, "partition": w.rect_partition,
                       "item_id": w.rect_item, "content": "corrected text"},
            ("requests", "memory"), kwargs={"request_id": Ref("rect_request_id")}),
-    Target("gdpr:lift", "POST", "carl", gdpr_forms.ReasonForm, (),
-           lambda w: {"reason": "accuracy verified"}, ("requests", "freezes"), label="lift"),
     Target("gdpr:extend", "POST", "carl", gdpr_forms.ExtendForm, (),
            lambda w: {"months": "1", "reason": "the subject sent more stores to check"},
            ("requests",)),
@@ -585,7 +583,7 @@ NO_INPUT.update({
     name: "an action on the request named in the URL; it reads only the ReasonForm that "
           "gdpr:override and gdpr:deny are fed through"
     for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview",
-                 "gdpr:close")
+                 "gdpr:close", "gdpr:lift")
 })
 NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
 NO_INPUT.update({

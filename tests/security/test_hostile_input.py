@@ -191,7 +191,7 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
         namespace_pk=str(namespace.pk), provider_pk=str(local_config.pk), item_id=made.id,
         revision=made.revision, entry_id=str(entry.pk),
         partial_step=str(SubjectRequestStep.objects.filter(request=partial).first().pk),
-        rect_step=str(SubjectRequestStep.objects.get(request=rect).pk),
+        rect_step=str(SubjectRequestStep.objects.get(request=rect, provider=local_config).pk),
         rect_partition=namespace.partition_key, rect_item=rect_item.id)
 
 
