@@ -28,7 +28,8 @@ class RequestSearchForm(RequestFilterForm):
 
 
 class RequestCreateForm(forms.Form):
-    kind = forms.ChoiceField(choices=SubjectRequest.KIND_CHOICES, widget=forms.RadioSelect)
+    kind = forms.ChoiceField(choices=SubjectRequest.CREATE_KIND_CHOICES,
+                             widget=forms.RadioSelect)
     subject_id = forms.CharField(max_length=c.MAX_SUBJECT_ID_CHARS, strip=False,
                                  label="Data-subject id",
                                  help_text="Exactly as the agents store it, e.g. user:jane.doe@"
@@ -56,3 +57,14 @@ class ExtendForm(forms.Form):
     months = forms.TypedChoiceField(choices=[(1, "one month"), (2, "two months")], coerce=int)
     reason = forms.CharField(max_length=REASON_MAX_CHARS,
                              widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class CorrectionForm(forms.Form):
+    """One item's corrected text (a rectification): which provider's step, the item's
+    partition and id as listed, and the new text (checked further by the transition)."""
+
+    step_id = forms.IntegerField(min_value=1, max_value=2**62, widget=forms.HiddenInput)
+    partition = forms.CharField(max_length=200, widget=forms.HiddenInput)
+    item_id = forms.CharField(max_length=c.MAX_ID_BYTES, widget=forms.HiddenInput)
+    content = forms.CharField(max_length=16_384, strip=False, label="Corrected text",
+                              widget=forms.Textarea(attrs={"rows": 4}))

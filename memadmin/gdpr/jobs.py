@@ -35,7 +35,14 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor
 from memadmin.gdpr import access_output
-from memadmin.gdpr.models import JOB_KIND, SubjectRequest, SubjectRequestStep
+from memadmin.gdpr.models import (
+    JOB_KIND,
+    NOT_ENFORCED_NOTE,
+    PREVIEW_JOB_KIND,
+    SubjectRequest,
+    SubjectRequestItem,
+    SubjectRequestStep,
+)
 from memadmin.gdpr.scrub import scrub_text
 from memadmin.gdpr.selectors import provider_scopes, subject_count
 from memadmin.gdpr.transitions import (
@@ -99,6 +106,12 @@ def subject_request_run(ctx: JobContext) -> dict[str, Any]:
         subject_request_close(actor=actor, subject_request=sr,
                               state="completed" if complete else "partial",
                               verification=verification)
+    elif sr.kind in ("rectification", "restriction", "lift"):
+        # A provider that cannot freeze (or correct) leaves the request partial: the receipt
+        # and the page name it.
+        complete = all(s.state == "done" for s in steps)
+        subject_request_close(actor=actor, subject_request=sr,
+                              state="completed" if complete else "partial")
     else:
         complete = all(s.state in ("done", "unsupported") for s in steps)
         # A partial request delivers what was gathered too, naming what is missing (its parts
@@ -112,6 +125,33 @@ def subject_request_run(ctx: JobContext) -> dict[str, Any]:
             "removed": sum(s.removed for s in steps), "held": sum(s.held for s in steps),
             "exported": sum(s.exported for s in steps),
             "residue": sr.verification.get("total_residue")}
+
+
+@job_handler(PREVIEW_JOB_KIND)
+def subject_request_preview_run(ctx: JobContext) -> dict[str, Any]:
+    """"Preview counts": every provider asked at once, each answer saved as it arrives (the
+    job's progress: providers answered). Rerun after a crash it simply asks again: a preview
+    changes nothing."""
+    from memadmin.gdpr.services import subject_request_preview
+    from memadmin.gdpr.transitions import SubjectRequestError
+
+    sr = SubjectRequest.objects.select_related("workspace").get(pk=ctx.params["request"])
+    total = SubjectRequestStep.objects.filter(request=sr).count()
+    ctx.save_progress(done=0, total=total)
+    try:
+        steps = subject_request_preview(
+            actor=_job_actor(ctx), subject_request=sr,
+            progress=lambda answered: _keep_progress(ctx, answered))
+    except SubjectRequestError as exc:
+        return {"skipped": exc.message}
+    ctx.save_progress(done=total)
+    return {"answered": total, "unknown": sum(1 for s in steps if s.found is None),
+            "lower_bounds": sum(1 for s in steps if s.found_more)}
+
+
+def _keep_progress(ctx: JobContext, done: int) -> None:
+    with contextlib.suppress(JobCancelled):
+        ctx.save_progress(done=done)
 
 
 def _finished(sr: SubjectRequest) -> int:
@@ -164,12 +204,12 @@ def _run_step(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep) -> 
     if config is not None and not config.enabled:
         _record(step, "failed", error="the provider is disabled")
         return
-    if config is None or subject is None:
+    if config is None or (subject is None and sr.kind != "lift"):
         _record(step, "failed", error="the provider was deleted" if config is None
                 else "the subject id is no longer available")
         return
     scopes, fallback = provider_scopes(config)
-    if not scopes:
+    if not scopes and sr.kind in ("erasure", "access", "restriction"):
         _record(step, "done", error="the workspace has no namespace to ask about")
         return
     label = step.provider_label
@@ -177,12 +217,23 @@ def _run_step(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep) -> 
               attempt=ctx.attempt)
     try:
         provider = provider_for(config)
-        if sr.kind == "erasure":
+        if sr.kind in CHANGES:
+            note = CHANGES[sr.kind](ctx, sr, step, provider, scopes, fallback)
+            failpoint("gdpr_step", provider=label, request=sr.pk, stage="after_call",
+                      attempt=ctx.attempt)
+            failed = step.items.filter(state="failed").count()
+            if failed:
+                _record(step, "failed", error=f"{failed} item{'s' if failed > 1 else ''} not "
+                        f"changed (see below){note}")
+            else:
+                _record(step, "done", error=note.removeprefix("; "))
+        elif sr.kind == "erasure":
             removed, held = _forget(ctx, sr, step, provider, scopes, fallback)
             failpoint("gdpr_step", provider=label, request=sr.pk, stage="after_call",
                       attempt=ctx.attempt, removed=removed)
             _record(step, "held" if held else "done", removed=removed, held=held)
         else:
+            assert subject is not None
             items = _exported(provider, subject, scopes, fallback,
                               config.request_deadline)
             written, withheld = access_output.write_part(
@@ -278,3 +329,186 @@ def _verify(sr: SubjectRequest, steps: list[SubjectRequestStep]) -> dict[str, An
     return {"checked_at": timezone.now().isoformat(), "residue": residue,
             "total_residue": sum(n for n in residue.values() if n),
             "unverified": unverified}
+
+
+# -- restriction, its lift, rectification -------------------------------------------------------
+
+#: Restrictions freeze with the compliance kind: owners cannot lift it, the cascade of an
+#: erasure holds the items (unless overridden), every write path refuses them.
+RESTRICTION_KIND = "legal_hold"
+
+
+def _restriction_reason(sr: SubjectRequest) -> str:
+    return f"Restriction of processing (GDPR Art. 18), subject request {sr.pk}"
+
+
+def _actor_label(ctx: JobContext) -> str:
+    return ctx.job.created_by.get_username() if ctx.job.created_by else "system"
+
+
+def _capabilities(provider: c.Provider, config: Any) -> frozenset[str]:
+    return provider.capabilities(deadline=config.request_deadline)
+
+
+def _not_enforced(caps: frozenset[str]) -> str:
+    return f"; {NOT_ENFORCED_NOTE}" if c.DIRECT_WRITES in caps else ""
+
+
+def _item_freeze_rows(config: Any, item_id: str) -> Any:
+    from memadmin.memory.models import Freeze
+
+    return Freeze.objects.filter(level="item", provider=config, item_ref=item_id,
+                                 kind=RESTRICTION_KIND, lifted_at__isnull=True)
+
+
+def _restrict(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep,
+              provider: c.Provider, scopes: list[c.Scope], fallback: bool) -> str:
+    """Freeze (legal hold) every item of the subject the provider lists, recording each; an
+    item already on hold is recorded as such and left alone (its lift is someone else's).
+    Resumable: items recorded by an earlier attempt are skipped."""
+    from memadmin.audit.services import audit_event_create
+    from memadmin.memory.models import Freeze
+
+    config = step.provider
+    assert config is not None and sr.subject_id is not None
+    caps = _capabilities(provider, config)
+    if "freeze" not in caps:
+        raise c.Unsupported("this provider cannot freeze items")
+    if "list" not in caps:
+        raise c.Unsupported("this provider cannot list the subject's items to freeze them")
+    done = set(SubjectRequestItem.objects.filter(step=step)
+               .values_list("partition", "item_id"))
+    actor, reason = _actor_label(ctx), _restriction_reason(sr)
+    filters = c.ItemFilters(subject=sr.subject_id)
+    for scope in scopes:
+        cursor = None
+        while True:
+            try:
+                page = provider.list_items(filters, cursor=cursor, limit=c.LIST_MAX_LIMIT,
+                                           scope=scope, deadline=config.request_deadline)
+            except c.NotFound:
+                if not fallback:
+                    raise
+                break
+            for item in page.items:
+                if (item.partition, item.id) in done:
+                    continue
+                already = _item_freeze_rows(config, item.id).exists()
+                if not already:
+                    provider.freeze(c.FreezeTarget(level="item", item_id=item.id),
+                                    kind=RESTRICTION_KIND, reason=reason, actor=actor,
+                                    scope=c.Scope.of(item.partition),
+                                    deadline=config.request_deadline)
+                with transaction.atomic():
+                    freeze = _item_freeze_rows(config, item.id).first()
+                    if freeze is None:
+                        freeze = Freeze.objects.create(
+                            workspace_id=sr.workspace_id, level="item", provider=config,
+                            item_ref=item.id, kind=RESTRICTION_KIND, reason=reason,
+                            created_by=ctx.job.created_by, created_by_label=actor[:200])
+                    SubjectRequestItem.objects.create(
+                        request=sr, step=step, partition=item.partition, item_id=item.id,
+                        tier=item.tier, state="already_frozen" if already else "frozen",
+                        from_revision=item.revision)
+                    if not already:
+                        audit_event_create(
+                            workspace=sr.workspace, actor=_job_actor(ctx),
+                            action=f"{RESTRICTION_KIND}.place", target_type="item",
+                            target_id=item.id[:200],
+                            data={"freeze": str(freeze.pk), "subject_request": str(sr.pk),
+                                  "reason_chars": len(reason)})
+                done.add((item.partition, item.id))
+            _keep_lease(ctx, sr)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+    return _not_enforced(caps)
+
+
+def _lift(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep,
+          provider: c.Provider, scopes: list[c.Scope], fallback: bool) -> str:
+    """Lift the freezes the restriction placed on this provider (only those: an item that was
+    on hold before stays on hold). Resumable: what is lifted is marked on the restriction."""
+    from memadmin.audit.services import audit_event_create
+
+    config = step.provider
+    assert config is not None and sr.lifts_id is not None
+    caps = _capabilities(provider, config)
+    if "freeze" not in caps:
+        raise c.Unsupported("this provider can no longer lift freezes")
+    actor = _actor_label(ctx)
+    frozen = (SubjectRequestItem.objects.filter(request_id=sr.lifts_id,
+                                                step__provider=config, state="frozen")
+              .order_by("pk"))
+    for row in frozen:
+        note = ""
+        try:
+            provider.lift_freeze(c.FreezeTarget(level="item", item_id=row.item_id),
+                                 kind=RESTRICTION_KIND, actor=actor,
+                                 scope=c.Scope.of(row.partition),
+                                 deadline=config.request_deadline)
+        except c.NotFound:
+            note = "the item no longer exists"
+        with transaction.atomic():
+            lifted = _item_freeze_rows(config, row.item_id).update(
+                lifted_at=timezone.now(), lifted_by=ctx.job.created_by,
+                lifted_by_label=actor[:200])
+            SubjectRequestItem.objects.filter(pk=row.pk).update(state="lifted", note=note)
+            SubjectRequestItem.objects.update_or_create(
+                request=sr, step=step, partition=row.partition, item_id=row.item_id,
+                defaults={"tier": row.tier, "state": "lifted", "note": note})
+            audit_event_create(
+                workspace=sr.workspace, actor=_job_actor(ctx),
+                action=f"{RESTRICTION_KIND}.lift", target_type="item",
+                target_id=row.item_id[:200],
+                data={"lifted": lifted, "subject_request": str(sr.pk),
+                      "restriction": str(sr.lifts_id)})
+        _keep_lease(ctx, sr)
+    return ""
+
+
+def _rectify(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep,
+             provider: c.Provider, scopes: list[c.Scope], fallback: bool) -> str:
+    """Apply the approved corrections of this provider's items through the editor's path
+    (``update_item`` against the revision each was proposed for: a new revision, the old one
+    kept where the store keeps history). An item changed since, frozen or gone is not
+    overwritten: it is marked ``failed`` with why (propose again, which needs a new
+    approval)."""
+    from memadmin.audit.services import audit_event_create
+
+    config = step.provider
+    assert config is not None
+    actor = _actor_label(ctx)
+    rows = SubjectRequestItem.objects.filter(step=step, state="proposed").order_by("pk")
+    for row in rows:
+        assert row.from_revision is not None
+        try:
+            result = provider.update_item(
+                row.item_id, row.content, "replace", expected_revision=row.from_revision,
+                operation_id=f"gdpr:{sr.pk}:i{row.pk}:r{sr.run_round}", actor=actor,
+                scope=c.Scope.of(row.partition), deadline=config.request_deadline)
+        except c.Conflict:
+            _item_failed(row, "the item changed after the correction was proposed: propose "
+                              "it again against the current text")
+            continue
+        except (c.Frozen, c.NotFound, c.InvalidRequest, c.TooLarge) as exc:
+            _item_failed(row, scrub_text(f"{exc.code}: {exc.message}", sr.subject_id))
+            continue
+        with transaction.atomic():
+            SubjectRequestItem.objects.filter(pk=row.pk).update(
+                state="applied", to_revision=result.revision, content="", note="")
+            audit_event_create(
+                workspace=sr.workspace, actor=_job_actor(ctx), action="memory.edit",
+                target_type="item", target_id=row.item_id[:200],
+                data={"subject_request": str(sr.pk), "mode": "replace",
+                      "from_revision": row.from_revision, "to_revision": result.revision,
+                      "bytes": result.bytes, "new_hash": row.new_hash})
+        _keep_lease(ctx, sr)
+    return ""
+
+
+def _item_failed(row: SubjectRequestItem, note: str) -> None:
+    SubjectRequestItem.objects.filter(pk=row.pk).update(state="failed", note=note[:1000])
+
+
+CHANGES = {"restriction": _restrict, "lift": _lift, "rectification": _rectify}

@@ -1,4 +1,5 @@
-"""Data-subject requests (access, erasure), their per-provider steps, and tombstones."""
+"""Data-subject requests (access, erasure, rectification, restriction and the lift of a
+restriction), their per-provider steps, the items a request touched, and tombstones."""
 
 from __future__ import annotations
 
@@ -23,6 +24,16 @@ REQUEST_STATE_LABELS = {
 REQUEST_OPEN_STATES = ["new", "awaiting_approval", "approved", "running", "partial"]
 #: The kind of the cascade job that runs a request (its params: the request id only).
 JOB_KIND = "subject_request_run"
+#: The kind of the job that asks every provider for its count of the subject (a preview).
+PREVIEW_JOB_KIND = "subject_request_preview"
+#: Every kind of request; ``lift`` is made from a completed restriction, never from the form.
+REQUEST_KINDS = ["access", "erasure", "rectification", "restriction", "lift"]
+#: The note of a step whose store its agents write directly: a freeze there refuses
+#: memadmin's writes only (named on the page and the receipt).
+NOT_ENFORCED_NOTE = ("the store's agents write to it directly: the freeze refuses memadmin's "
+                     "writes only")
+#: Kinds that change memory (four eyes apply where the workspace asks for them).
+CHANGING_KINDS = frozenset({"erasure", "rectification", "restriction", "lift"})
 STEP_STATES = ["pending", "running", "done", "held", "unsupported", "retrying", "failed",
                "resolved"]
 STEP_STATE_LABELS = {
@@ -33,12 +44,20 @@ STEP_STATE_LABELS = {
 
 
 class SubjectRequest(models.Model):
-    KIND_CHOICES = [("access", "Access (Art. 15/20)"), ("erasure", "Erasure (Art. 17)")]
+    KIND_CHOICES = [("access", "Access (Art. 15/20)"), ("erasure", "Erasure (Art. 17)"),
+                    ("rectification", "Rectification (Art. 16)"),
+                    ("restriction", "Restriction (Art. 18)"),
+                    ("lift", "Lift of a restriction (Art. 18(3))")]
+    #: What the "new request" form offers (a lift starts from its restriction's page).
+    CREATE_KIND_CHOICES = KIND_CHOICES[:4]
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT,
                                   related_name="subject_requests")
-    kind = models.CharField(max_length=10, choices=KIND_CHOICES)
+    kind = models.CharField(max_length=16, choices=KIND_CHOICES)
+    # A ``lift`` request: the restriction whose freezes it lifts.
+    lifts = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="lift_requests")
     subject_key_id = models.CharField(max_length=32)
     subject_hash = models.CharField(max_length=64, db_index=True)
     # Dropped (set to NULL) once the request reaches completed, denied or cancelled.
@@ -64,6 +83,9 @@ class SubjectRequest(models.Model):
     run_round = models.PositiveIntegerField(default=0)
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL,
                             related_name="+")
+    # The latest "Preview counts" job (its progress: providers answered so far).
+    preview_job = models.ForeignKey("jobs.Job", null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
     due_at = models.DateTimeField()
     # Art. 12(3): the due date moved on by up to two months in all, with a reason (audited).
     extension_months = models.PositiveSmallIntegerField(default=0)
@@ -88,8 +110,11 @@ class SubjectRequest(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(state__in=REQUEST_STATES),
                                    name="subjectrequest_state"),
-            models.CheckConstraint(condition=models.Q(kind__in=["access", "erasure"]),
+            models.CheckConstraint(condition=models.Q(kind__in=REQUEST_KINDS),
                                    name="subjectrequest_kind"),
+            models.CheckConstraint(condition=models.Q(kind="lift", lifts__isnull=False)
+                                   | (~models.Q(kind="lift") & models.Q(lifts__isnull=True)),
+                                   name="subjectrequest_lift_names_its_restriction"),
             models.CheckConstraint(
                 condition=models.Q(state__in=REQUEST_OPEN_STATES)
                 | models.Q(subject_id__isnull=True),
@@ -115,6 +140,8 @@ class SubjectRequestStep(models.Model):
     state = models.CharField(max_length=12, default="pending")
     found = models.BigIntegerField(null=True, blank=True, help_text="Preview count; null = unknown")
     found_more = models.BooleanField(default=False, help_text="found is a lower bound")
+    # When the latest preview saved this step's answer (None: not asked yet, or still asking).
+    previewed_at = models.DateTimeField(null=True, blank=True)
     removed = models.BigIntegerField(default=0)
     held = models.BigIntegerField(default=0)
     exported = models.BigIntegerField(default=0)
@@ -141,6 +168,53 @@ class SubjectRequestStep(models.Model):
     @property
     def state_label(self) -> str:
         return STEP_STATE_LABELS.get(self.state, self.state)
+
+
+ITEM_STATES = ["frozen", "already_frozen", "lifted", "proposed", "applied", "failed"]
+ITEM_STATE_LABELS = {
+    "frozen": "frozen by this request", "already_frozen": "already on legal hold (left as is)",
+    "lifted": "freeze lifted", "proposed": "correction proposed", "applied": "corrected",
+    "failed": "not changed",
+}
+
+
+class SubjectRequestItem(models.Model):
+    """One item a request touched on one provider: a freeze a restriction placed (which its
+    lift takes off again), or a correction of a rectification (proposed, then applied through
+    the provider's ``update_item``, i.e. a new revision).
+
+    Only ids, revisions and SHA-256 hashes of content stay: ``content`` (a proposed correction)
+    is emptied once it is applied or the request closes."""
+
+    id = models.BigAutoField(primary_key=True)
+    request = models.ForeignKey(SubjectRequest, on_delete=models.CASCADE, related_name="items")
+    step = models.ForeignKey(SubjectRequestStep, on_delete=models.CASCADE, related_name="items")
+    item_id = models.CharField(max_length=1024)
+    partition = models.CharField(max_length=200)
+    tier = models.CharField(max_length=16, blank=True)
+    state = models.CharField(max_length=16)
+    from_revision = models.PositiveIntegerField(null=True, blank=True)
+    to_revision = models.PositiveIntegerField(null=True, blank=True)
+    old_hash = models.CharField(max_length=64, blank=True)
+    new_hash = models.CharField(max_length=64, blank=True)
+    content = models.TextField(blank=True)
+    note = models.CharField(max_length=1000, blank=True)
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["request", "step", "partition", "item_id"],
+                                    name="subjectitem_unique"),
+            models.CheckConstraint(condition=models.Q(state__in=ITEM_STATES),
+                                   name="subjectitem_state"),
+        ]
+
+    @property
+    def state_label(self) -> str:
+        return ITEM_STATE_LABELS.get(self.state, self.state)
 
 
 class Tombstone(models.Model):

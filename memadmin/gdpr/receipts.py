@@ -13,11 +13,18 @@ import json
 import re
 from typing import Any
 
-from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
+from memadmin.gdpr.models import (
+    NOT_ENFORCED_NOTE,
+    SubjectRequest,
+    SubjectRequestItem,
+    SubjectRequestStep,
+)
 from memadmin.gdpr.scrub import ERASED, redact, subject_label
 from memadmin.lib import keys
 
-RECEIPT_VERSION = 2  # 2: Ed25519, approval digest, reasons without the clear id
+RECEIPT_VERSION = 3  # 2: Ed25519, approval digest, reasons without the clear id; 3: items
+#: Kinds that freeze or lift (their receipts name the providers that cannot).
+FREEZING_KINDS = frozenset({"restriction", "lift"})
 #: States whose receipt is sealed (the request's outcome so far).
 SEALED_STATES = frozenset({"completed", "partial", "completed_with_exceptions", "denied",
                            "cancelled"})
@@ -36,8 +43,18 @@ def _redacted(sr: SubjectRequest, text: str) -> str:
     return redact(text, sr.subject_id, subject_label(sr))
 
 
+def _item(row: SubjectRequestItem) -> dict[str, Any]:
+    """What a receipt says of an item a request touched: ids, revisions and hashes only."""
+    return {"item": row.item_id, "tier": row.tier, "state": row.state,
+            "from_revision": row.from_revision, "to_revision": row.to_revision,
+            "old_sha256": row.old_hash or None, "new_sha256": row.new_hash or None,
+            "note": row.note}
+
+
 def _step(step: SubjectRequestStep, subject: str | None) -> dict[str, Any]:
-    return {"provider": step.provider_label, "state": step.state, "found": step.found,
+    items = [_item(row) for row in step.items.order_by("pk")]
+    return {"provider": step.provider_label, "items": items, "state": step.state,
+            "found": step.found,
             "removed": step.removed, "held": step.held, "exported": step.exported,
             "residue": step.residue, "attempts": step.attempts,
             "error": redact(step.error, subject, ERASED),
@@ -69,6 +86,12 @@ def receipt_build(sr: SubjectRequest) -> dict[str, Any]:
                       "reason": _redacted(sr, sr.extension_reason),
                       "by": _username(sr.extended_by)} if sr.extension_months else None,
         "steps": [_step(s, sr.subject_id) for s in steps],
+        "lifts": str(sr.lifts_id) if sr.lifts_id else None,
+        "cannot_freeze": [s.provider_label for s in steps if s.state == "unsupported"]
+        if sr.kind in FREEZING_KINDS else None,
+        "freeze_not_enforced": [s.provider_label for s in steps
+                                if NOT_ENFORCED_NOTE in s.error]
+        if sr.kind in FREEZING_KINDS else None,
         "verification": json.loads(keys.canonical_json(sr.verification or {})),
         "times": {"created": _iso(sr.created_at), "submitted": _iso(sr.submitted_at),
                   "approved": _iso(sr.decided_at) if sr.state != "denied" else None,

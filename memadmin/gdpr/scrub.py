@@ -65,7 +65,7 @@ def scrub_subject(sr: SubjectRequest, subject: str | None) -> dict[str, int]:
     """Remove the clear subject id from everything memadmin keeps. Returns how many rows and
     files of each kind were touched."""
     counts = {"requests": 0, "steps": 0, "jobs": 0, "files": 0, "task_results": 0,
-              "access_files": 0}
+              "access_files": 0, "corrections": 0}
     if not subject:
         return counts
     # 1. The reasons written on this workspace's requests (this one, earlier access requests,
@@ -91,9 +91,21 @@ def scrub_subject(sr: SubjectRequest, subject: str | None) -> dict[str, int]:
     # 6. Every other stored file that quotes the id: uploads of imports never confirmed, parts
     # and outputs no job row points at any more.
     counts["files"] += _sweep_stored_files(sr, subject)
-    # 7. Quarantine entries hold item references, labels, rule ids and spans, never a subject
+    # 7. Proposed corrections of the subject's rectifications (their text is the subject's
+    # data), and any other that quotes the id.
+    counts["corrections"] = _scrub_corrections(sr, subject)
+    # 8. Quarantine entries hold item references, labels, rule ids and spans, never a subject
     # id; the built-in store deleted those of the erased items with them.
     return counts
+
+
+def _scrub_corrections(sr: SubjectRequest, subject: str) -> int:
+    from memadmin.gdpr.models import SubjectRequestItem
+
+    same = Q(request__subject_key_id=sr.subject_key_id, request__subject_hash=sr.subject_hash)
+    return (SubjectRequestItem.objects
+            .filter(same | Q(content__contains=subject), request__workspace_id=sr.workspace_id)
+            .exclude(content="").update(content=""))
 
 
 def _scrub_request_texts(sr: SubjectRequest, subject: str) -> int:

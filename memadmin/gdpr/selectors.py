@@ -4,7 +4,7 @@ and what the providers hold of a subject (counts for previews and verification).
 Every request comes annotated with ``days_left`` (whole days until ``due_at``, negative when
 late), ``overdue`` (open and past due) and ``duplicate_open`` (another open request of the same
 workspace carries the same subject hash). Query counts are flat: the list is one query, a
-request with its steps two.
+request with its steps (and the items they touched) three.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import TimeoutError as FuturesTimeout
 from typing import Any
 
 from django.db.models import (
@@ -34,9 +36,11 @@ from django.http import Http404
 from django.utils import timezone
 
 from memadmin.gdpr.models import (
+    REQUEST_KINDS,
     REQUEST_OPEN_STATES,
     REQUEST_STATES,
     SubjectRequest,
+    SubjectRequestItem,
     SubjectRequestStep,
 )
 from memadmin.gdpr.scrub import scrub_text
@@ -107,7 +111,7 @@ def request_list(workspace: Workspace, *, state: str | None = None, kind: str | 
         else:
             return qs.none()
     if kind:
-        qs = qs.filter(kind=kind) if kind in ("access", "erasure") else qs.none()
+        qs = qs.filter(kind=kind) if kind in REQUEST_KINDS else qs.none()
     if overdue is not None:
         late = Q(state__in=REQUEST_OPEN_STATES, due_at__lt=timezone.now())
         qs = qs.filter(late) if overdue else qs.exclude(late)
@@ -129,8 +133,10 @@ def request_with_steps(workspace: Workspace, request_id: Any) -> SubjectRequest:
         pk = uuid.UUID(str(request_id))
     except ValueError:
         raise Http404("no such request") from None
-    steps = SubjectRequestStep.objects.select_related("provider").order_by("pk")
-    sr = (_annotated(workspace).select_related("job", "workspace")
+    items = SubjectRequestItem.objects.order_by("pk")
+    steps = (SubjectRequestStep.objects.select_related("provider").order_by("pk")
+             .prefetch_related(Prefetch("items", queryset=items, to_attr="item_list")))
+    sr = (_annotated(workspace).select_related("job", "preview_job", "workspace", "lifts")
           .prefetch_related(Prefetch("steps", queryset=steps, to_attr="step_list"))
           .filter(pk=pk).first())
     if sr is None:
@@ -257,15 +263,23 @@ PREVIEW_MAX_THREADS = 16
 
 
 def subject_counts(steps: list[SubjectRequestStep], subject: str) -> dict[int, Count]:
+    """Every step's provider asked at once: {step id: Count} (see ``subject_counts_iter``)."""
+    return dict(subject_counts_iter(steps, subject))
+
+
+def subject_counts_iter(steps: list[SubjectRequestStep],
+                        subject: str) -> Iterator[tuple[int, Count]]:
     """Every step's provider asked at once, under one overall deadline (the slowest
-    provider's request deadline): {step id: Count}. A provider that has not answered by then
-    "cannot tell"; the others' answers are kept. The built-in store is asked on this thread
-    (it reads this database connection's rows); remote providers each on a thread."""
+    provider's request deadline): (step id, Count) pairs as the answers arrive, so the caller
+    can save each at once. A provider that has not answered by then "cannot tell". The
+    built-in store is asked on this thread (it reads this database connection's rows), first;
+    remote providers each on a thread."""
     configs = {s.pk: s.provider for s in steps if s.provider is not None}
-    results: dict[int, Count] = {s.pk: Count(None, "the provider was deleted")
-                                 for s in steps if s.provider is None}
+    for s in steps:
+        if s.provider is None:
+            yield s.pk, Count(None, "the provider was deleted")
     if not configs:
-        return results
+        return
     budget = max(cfg.request_deadline_ms for cfg in configs.values()) / 1000
     end = time.monotonic() + budget
     scopes = {pk: provider_scopes(cfg) for pk, cfg in configs.items()}
@@ -277,15 +291,18 @@ def subject_counts(steps: list[SubjectRequestStep], subject: str) -> dict[int, C
                    for pk, cfg in remote.items()}
         for pk, cfg in configs.items():
             if pk not in remote:
-                results[pk] = subject_count(cfg, subject, scopes=scopes[pk], end=end)
-        done, _ = wait(futures, timeout=max(0.0, end - time.monotonic())
-                       + PREVIEW_GRACE_SECONDS)
-        for future, pk in futures.items():
-            results[pk] = (future.result() if future in done
-                           else Count(None, f"no answer within {budget:g} s"))
+                yield pk, subject_count(cfg, subject, scopes=scopes[pk], end=end)
+        answered: set[int] = set()
+        with contextlib.suppress(FuturesTimeout):
+            for future in as_completed(futures, timeout=max(0.0, end - time.monotonic())
+                                       + PREVIEW_GRACE_SECONDS):
+                answered.add(futures[future])
+                yield futures[future], future.result()
+        for pk in remote:
+            if pk not in answered:
+                yield pk, Count(None, f"no answer within {budget:g} s")
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    return results
 
 
 def _count_on_thread(config: ProviderConfig, subject: str,
@@ -298,3 +315,100 @@ def _count_on_thread(config: ProviderConfig, subject: str,
         return Count(None, scrub_text(f"{exc.code}: {exc.message}", subject))
     finally:
         connections.close_all()  # this thread's own connections, if the provider opened any
+
+
+# -- the subject's items (what a rectification corrects) ----------------------------------------
+
+#: At most this many items of the subject are listed per provider (a lower bound beyond).
+ITEMS_PER_PROVIDER = 100
+
+
+@dataclasses.dataclass(frozen=True)
+class SubjectItems:
+    """One step's provider's items of the subject: at most ``ITEMS_PER_PROVIDER`` (``more``:
+    there are others), or none with ``note`` saying why. A quarantined item comes without its
+    content (it is shown only in the review screen)."""
+
+    step: SubjectRequestStep
+    items: list[c.Item]
+    note: str = ""
+    more: bool = False
+
+
+def _items_of(config: ProviderConfig, subject: str, end: float) -> tuple[list[c.Item], str, bool]:
+    groups, fallback = provider_scopes(config)
+    provider = provider_for(config)
+    filters = c.ItemFilters(subject=subject)
+    found: list[c.Item] = []
+    for scope in groups:
+        left = end - time.monotonic()
+        if left <= 0:
+            return found, "no full answer within the deadline", True
+        try:
+            page = provider.list_items(filters, limit=ITEMS_PER_PROVIDER - len(found) + 1,
+                                       scope=scope, deadline=left)
+        except c.NotFound:
+            if fallback:
+                continue
+            return found, "not_found: a partition is unknown to the provider", False
+        except c.Unsupported:
+            return found, "the provider cannot list the subject's items", False
+        except c.ProviderError as exc:
+            return found, scrub_text(f"{exc.code}: {exc.message}", subject), False
+        found += page.items
+        if len(found) > ITEMS_PER_PROVIDER or page.next_cursor is not None:
+            return found[:ITEMS_PER_PROVIDER], "", True
+    return found, "", False
+
+
+def _items_on_thread(config: ProviderConfig, subject: str,
+                     end: float) -> tuple[list[c.Item], str, bool]:
+    from django.db import connections
+
+    try:
+        return _items_of(config, subject, end)
+    finally:
+        connections.close_all()
+
+
+def subject_items(sr: SubjectRequest) -> list[SubjectItems]:
+    """The subject's items on every enabled provider of the request, asked at once under one
+    overall deadline (the slowest provider's), in step order."""
+    subject = sr.subject_id
+    steps = list(SubjectRequestStep.objects.filter(request=sr).select_related("provider")
+                 .order_by("pk"))
+    usable = {s.pk: s.provider for s in steps
+              if s.provider is not None and s.provider.enabled and subject}
+    answers: dict[int, tuple[list[c.Item], str, bool]] = {}
+    if usable and subject:
+        budget = max(cfg.request_deadline_ms for cfg in usable.values()) / 1000
+        end = time.monotonic() + budget
+        remote = {pk: cfg for pk, cfg in usable.items() if cfg.kind != "local"}
+        pool = ThreadPoolExecutor(max_workers=max(1, min(PREVIEW_MAX_THREADS, len(remote))),
+                                  thread_name_prefix="gdpr-items")
+        try:
+            futures = {pool.submit(_items_on_thread, cfg, subject, end): pk
+                       for pk, cfg in remote.items()}
+            for pk, cfg in usable.items():
+                if pk not in remote:
+                    answers[pk] = _items_of(cfg, subject, end)
+            done, _ = wait(futures, timeout=max(0.0, end - time.monotonic())
+                           + PREVIEW_GRACE_SECONDS)
+            for future, pk in futures.items():
+                answers[pk] = (future.result() if future in done
+                               else ([], f"no answer within {budget:g} s", False))
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+    result = []
+    for step in steps:
+        if step.pk not in answers:
+            note = ("the provider was deleted" if step.provider is None
+                    else "the provider is disabled" if not step.provider.enabled
+                    else "the subject id is no longer available")
+            result.append(SubjectItems(step, [], note))
+            continue
+        items, note, more = answers[step.pk]
+        shown = [dataclasses.replace(i, content="") if i.quarantine == "pending" else i
+                 for i in items]
+        result.append(SubjectItems(step, shown, note, more))
+    return result

@@ -6,31 +6,68 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from memadmin.audit.services import Actor
-from memadmin.gdpr.models import REQUEST_OPEN_STATES, SubjectRequest, SubjectRequestStep
-from memadmin.gdpr.selectors import subject_counts
+from memadmin.gdpr.models import (
+    PREVIEW_JOB_KIND,
+    REQUEST_OPEN_STATES,
+    SubjectRequest,
+    SubjectRequestStep,
+)
+from memadmin.gdpr.selectors import subject_counts_iter
 from memadmin.gdpr.transitions import (
     SubjectRequestError,
     audit_request_event,
     require_role,
     subject_request_close_stopped,
 )
+from memadmin.jobs.models import Job
 from memadmin.lib.files import delete_file
 
 logger = logging.getLogger(__name__)
 
 
-def subject_request_preview(*, actor: Actor,
-                            subject_request: SubjectRequest) -> list[SubjectRequestStep]:
+def subject_request_preview_start(*, actor: Actor,
+                                  subject_request: SubjectRequest) -> Job:
+    """"Preview counts" as a job (kind ``subject_request_preview``, params: the request id
+    only), so the page shows each provider's answer as it arrives and a slow provider never
+    holds a web request. The steps' earlier answers are marked as being asked again. A
+    preview already under way is returned as it is."""
+    from memadmin.jobs.services import job_create
+
+    sr = subject_request
+    require_role(actor, sr.workspace)
+    with transaction.atomic():
+        sr = SubjectRequest.objects.select_for_update(of=("self",)).select_related(
+            "preview_job", "workspace").get(pk=sr.pk)
+        if sr.subject_id is None or sr.state not in REQUEST_OPEN_STATES:
+            raise SubjectRequestError("a closed request can no longer be previewed")
+        if sr.preview_job is not None and not sr.preview_job.finished:
+            return sr.preview_job
+        total = SubjectRequestStep.objects.filter(request=sr).count()
+        job = job_create(actor=actor, kind=PREVIEW_JOB_KIND, params={"request": str(sr.pk)},
+                         workspace=sr.workspace, total=total, max_attempts=3)
+        SubjectRequestStep.objects.filter(request=sr).update(previewed_at=None)
+        SubjectRequest.objects.filter(pk=sr.pk).update(preview_job=job)
+        subject_request.preview_job = job
+        audit_request_event(actor=actor, subject_request=sr, action="preview_start",
+                            job=str(job.pk))
+    return job
+
+
+def subject_request_preview(
+        *, actor: Actor, subject_request: SubjectRequest,
+        progress: Callable[[int], None] | None = None) -> list[SubjectRequestStep]:
     """Dry run: ask every step's provider at once how many items carry the subject (one
-    overall deadline, the slowest provider's) and store it as ``found`` (``found_more``: a
-    lower bound, "more than N"): None means "cannot tell", with the reason in ``error``. What
-    came back in time is saved. Changes nothing in any store. Returns the steps."""
+    overall deadline, the slowest provider's) and store each answer as it arrives as
+    ``found`` (``found_more``: a lower bound, "more than N"): None means "cannot tell", with
+    the reason in ``error``. What came back in time is saved; ``progress(answered)`` is called
+    after each. Changes nothing in any store. Returns the steps."""
     sr = subject_request
     require_role(actor, sr.workspace)
     sr.refresh_from_db()
@@ -39,16 +76,19 @@ def subject_request_preview(*, actor: Actor,
         raise SubjectRequestError("a closed request can no longer be previewed")
     steps = list(SubjectRequestStep.objects.filter(request=sr)
                  .select_related("provider").order_by("pk"))
-    answers = subject_counts(steps, subject)
+    by_pk = {s.pk: s for s in steps}
+    for answered, (pk, answer) in enumerate(subject_counts_iter(steps, subject), start=1):
+        step = by_pk[pk]
+        step.found, step.found_more = answer.found, answer.more
+        step.previewed_at = timezone.now()
+        fields = ["found", "found_more", "previewed_at"]
+        if step.state == "pending":
+            step.error = answer.note
+            fields.append("error")
+        step.save(update_fields=fields)
+        if progress is not None:
+            progress(answered)
     with transaction.atomic():
-        for step in steps:
-            answer = answers[step.pk]
-            step.found, step.found_more = answer.found, answer.more
-            if step.state == "pending":
-                step.error = answer.note
-                step.save(update_fields=["found", "found_more", "error"])
-            else:
-                step.save(update_fields=["found", "found_more"])
         audit_request_event(actor=actor, subject_request=sr, action="preview",
                             found={str(s.pk): s.found for s in steps},
                             unknown=sum(1 for s in steps if s.found is None),

@@ -45,9 +45,11 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import scrub
 from memadmin.gdpr.access_output import ACCESS_TTL
 from memadmin.gdpr.models import (
+    CHANGING_KINDS,
     JOB_KIND,
     REQUEST_OPEN_STATES,
     SubjectRequest,
+    SubjectRequestItem,
     SubjectRequestStep,
 )
 from memadmin.gdpr.receipts import receipt_seal
@@ -58,7 +60,8 @@ from memadmin.providers.models import ProviderConfig
 from memadmin.workspaces import access
 from memadmin.workspaces.models import Workspace
 
-KINDS = ("access", "erasure")
+#: Kinds a request can be created with (a ``lift`` is made by ``subject_request_lift``).
+KINDS = ("access", "erasure", "rectification", "restriction")
 TERMINAL_STATES = frozenset({"completed", "completed_with_exceptions", "denied", "cancelled"})
 REASON_MAX_CHARS = 2000
 #: Step states the job still has to run.
@@ -155,10 +158,17 @@ def _save(sr: SubjectRequest, *fields: str) -> None:
 
 
 def approval_digest(sr: SubjectRequest) -> str:
-    """SHA-256 over what an approval covers: kind, subject hash, override and its reason, and
-    the providers the steps will contact (step and provider ids)."""
+    """SHA-256 over what an approval covers: kind, subject hash, override and its reason, the
+    providers the steps will contact (step and provider ids), the restriction a lift lifts, and
+    a rectification's corrections (item, revision it was made against, hash of the new text)."""
     steps = SubjectRequestStep.objects.filter(request=sr).order_by("pk")
+    corrections = (SubjectRequestItem.objects.filter(request=sr, state="proposed")
+                   .order_by("pk").values_list("pk", "step_id", "partition", "item_id",
+                                               "from_revision", "content"))
     body = {
+        "lifts": str(sr.lifts_id) if sr.lifts_id else None,
+        # The text itself is hashed here (not its stored hash): changing it voids the approval.
+        "corrections": [[*row[:5], content_hash(row[5])] for row in corrections],
         "kind": sr.kind,
         "subject": [sr.subject_key_id, sr.subject_hash],
         "override_hold": sr.override_hold,
@@ -170,7 +180,9 @@ def approval_digest(sr: SubjectRequest) -> str:
 
 
 def needs_four_eyes(sr: SubjectRequest) -> bool:
-    return sr.kind == "erasure" and sr.workspace.four_eyes_erasure
+    """Whether a second compliance user must approve: every kind that changes memory, where
+    the workspace asks for four eyes (its ``four_eyes_erasure`` setting)."""
+    return sr.kind in CHANGING_KINDS and sr.workspace.four_eyes_erasure
 
 
 def approval_holds(sr: SubjectRequest) -> bool:
@@ -221,7 +233,7 @@ def subject_request_create(*, actor: Actor, workspace: Workspace, kind: str, sub
     ``selectors.open_duplicates``); the audit event records how many there are."""
     require_role(actor, workspace)
     if kind not in KINDS:
-        raise SubjectRequestError("kind must be access or erasure")
+        raise SubjectRequestError("kind must be access, erasure, rectification or restriction")
     subject = clean_subject_id(subject_id)
     reason = clean_text(reason, field="reason", required=True)
     override_hold = bool(override_hold)
@@ -268,7 +280,10 @@ def subject_request_submit(*, actor: Actor, subject_request: SubjectRequest) -> 
             raise SubjectRequestError("only the requester can submit the request")
         _expect(sr, "new", action="submit")
         sr.submitted_at = timezone.now()
-        if sr.kind == "erasure" and sr.workspace.four_eyes_erasure:
+        if sr.kind == "rectification" and not SubjectRequestItem.objects.filter(
+                request=sr, state="proposed").exists():
+            raise SubjectRequestError("propose at least one correction before submitting")
+        if needs_four_eyes(sr):
             sr.state = "awaiting_approval"
             _save(sr, "state", "submitted_at")
         else:
@@ -304,12 +319,17 @@ def _check_second_pair_of_eyes(actor: Actor, sr: SubjectRequest, action: str) ->
     if sr.override_hold and sr.override_by_id == actor.user.pk:
         raise SubjectRequestError(f"whoever asked to override the legal holds cannot {action} "
                                   "it (four eyes: another compliance user must)")
+    if SubjectRequestItem.objects.filter(request=sr, state="proposed",
+                                         proposed_by_id=actor.user.pk).exists():
+        raise SubjectRequestError(f"whoever proposed a correction cannot {action} it (four "
+                                  "eyes: another compliance user must)")
 
 
 def subject_request_approve(*, actor: Actor, subject_request: SubjectRequest) -> SubjectRequest:
-    """Another compliance user (neither the requester nor whoever asked for the override)
-    approves an erasure awaiting approval; the digest of what they approved is recorded and
-    its job starts. A request sent back after a run re-runs the steps that are not done."""
+    """Another compliance user (neither the requester nor whoever asked for the override or
+    proposed a correction) approves a request awaiting approval; the digest of what they
+    approved is recorded and its job starts. A request sent back after a run re-runs the steps
+    that are not done."""
     sr = subject_request
     with transaction.atomic():
         _locked(sr)
@@ -342,6 +362,7 @@ def subject_request_deny(*, actor: Actor, subject_request: SubjectRequest,
         sr.completed_at = sr.decided_at
         redacted = scrub.request_texts_redact(sr, sr.subject_id)
         sr.subject_id = None
+        items_forget_content(sr)
         _save(sr, "state", "decided_by", "decided_at", "decision_reason", "completed_at",
               "subject_id", *redacted)
         receipt_seal(sr)
@@ -392,6 +413,7 @@ def _close_cancelled(sr: SubjectRequest) -> None:
     sr.state, sr.completed_at = "cancelled", timezone.now()
     redacted = scrub.request_texts_redact(sr, sr.subject_id)
     sr.subject_id = None
+    items_forget_content(sr)
     SubjectRequestStep.objects.filter(request=sr, state__in=UNFINISHED_STEPS).update(
         next_attempt_at=None)
     if sr.kind == "access":
@@ -535,6 +557,7 @@ def subject_request_close_with_exceptions(*, actor: Actor, subject_request: Subj
             scrub.tombstone_write(sr)
             scrubbed = scrub.scrub_subject(sr, subject)
         sr.subject_id = None
+        items_forget_content(sr)
         _save(sr, *fields)
         receipt_seal(sr)
         _audit(actor, sr, "closed_with_exceptions", exceptions=[e[:60] for e in exceptions],
@@ -642,6 +665,7 @@ def subject_request_close(*, actor: Actor, subject_request: SubjectRequest, stat
                 scrubbed = scrub.scrub_subject(sr, subject)
             sr.subject_id = None
             fields.append("subject_id")
+            items_forget_content(sr)
         _save(sr, *fields)
         receipt_seal(sr)
         _audit(actor, sr, "finish", steps={s.provider_label[:60]: s.state
@@ -674,3 +698,142 @@ def subject_request_close_stopped(*, subject_request: SubjectRequest,
             receipt_seal(sr)
             _audit(actor, sr, "finish", reason="the job failed")
     return True
+
+
+# -- Art. 18(3): lifting a restriction --------------------------------------------------------
+
+#: States of a restriction whose freezes can be lifted.
+LIFTABLE_STATES = ("completed", "completed_with_exceptions")
+
+
+def active_lift(restriction: SubjectRequest) -> SubjectRequest | None:
+    """The lift of ``restriction`` that is open or completed (denied and cancelled ones do not
+    count: the restriction may be lifted again)."""
+    return (SubjectRequest.objects.filter(lifts=restriction)
+            .exclude(state__in=["denied", "cancelled"]).order_by("-created_at").first())
+
+
+def subject_request_lift(*, actor: Actor, restriction: SubjectRequest,
+                         reason: str) -> SubjectRequest:
+    """A later decision lifts a restriction: a new request of kind ``lift`` (its own steps,
+    receipt and audit) for the providers where the restriction froze items, submitted at once.
+    Where the workspace asks for four eyes it waits for another compliance user's approval;
+    its job lifts only the freezes the restriction placed (a legal hold that was there before
+    stays). Needs no clear subject id: the restriction recorded the items."""
+    require_role(actor, restriction.workspace)
+    reason = clean_text(reason, field="reason", required=True)
+    with transaction.atomic():
+        _locked(restriction)
+        if restriction.kind != "restriction":
+            raise SubjectRequestError("only a restriction can be lifted")
+        if restriction.state not in LIFTABLE_STATES:
+            raise SubjectRequestError("a restriction can be lifted once it has completed")
+        if active_lift(restriction) is not None:
+            raise SubjectRequestError("this restriction is already being lifted, or was lifted")
+        frozen_steps = (SubjectRequestStep.objects
+                        .filter(request=restriction, provider__isnull=False,
+                                items__state="frozen").distinct().order_by("pk"))
+        now = timezone.now()
+        workspace = restriction.workspace
+        lift = SubjectRequest.objects.create(
+            workspace=workspace, kind="lift", lifts=restriction,
+            subject_key_id=restriction.subject_key_id, subject_hash=restriction.subject_hash,
+            subject_id=None, reason=reason, requested_by=actor.user, submitted_at=now,
+            due_at=now + dt.timedelta(days=workspace.subject_request_due_days))
+        SubjectRequestStep.objects.bulk_create([
+            SubjectRequestStep(request=lift, provider_id=step.provider_id,
+                               provider_label=step.provider_label,
+                               found=step.items.filter(state="frozen").count())
+            for step in frozen_steps])
+        _audit(actor, lift, "create", lifts=str(restriction.pk), steps=len(frozen_steps),
+               reason_chars=len(reason))
+        _audit(actor, restriction, "lift_requested", lift=str(lift.pk))
+        if needs_four_eyes(lift):
+            lift.state = "awaiting_approval"
+            _save(lift, "state")
+        else:
+            lift.state, lift.decided_at = "approved", now
+            lift.approval_digest = approval_digest(lift)
+            _save(lift, "state", "decided_at", "approval_digest")
+            _start_job(actor, lift)
+        _audit(actor, lift, "submit")
+    return lift
+
+
+# -- Art. 16: corrections of a rectification ----------------------------------------------------
+
+#: States in which corrections can be proposed (in ``partial`` it voids the approval).
+PROPOSE_STATES = ("new", "awaiting_approval", "partial")
+CORRECTION_MAX_BYTES = 16_384
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def subject_request_correction_propose(
+        *, actor: Actor, subject_request: SubjectRequest, step_id: int, partition: str,
+        item_id: str, content: str) -> SubjectRequestItem:
+    """Propose the corrected text of one item of the subject (a rectification). The item is
+    read from its provider now: it must carry the subject's id, must not be quarantined, and
+    its current revision is what the correction is made against (applied later with
+    ``update_item(expected_revision=...)``, so an item changed meanwhile is not overwritten).
+    A second proposal for the same item replaces the first. In ``partial`` (a correction could
+    not be applied) a new proposal voids the approval where four eyes apply."""
+    from memadmin.providers.registry import provider_for
+
+    sr = subject_request
+    user = require_role(actor, sr.workspace)
+    if not isinstance(content, str):
+        raise SubjectRequestError("the corrected text must be text")
+    try:
+        c.check_text(content, field="corrected text", max_bytes=CORRECTION_MAX_BYTES)
+    except c.ProviderError as exc:
+        raise SubjectRequestError(exc.message) from None
+    if not content.strip():
+        raise SubjectRequestError("the corrected text is empty (to remove an item, use an "
+                                  "erasure)")
+    with transaction.atomic():
+        _locked(sr)
+        if sr.kind != "rectification":
+            raise SubjectRequestError("corrections belong to a rectification request")
+        _expect(sr, *PROPOSE_STATES, action="propose a correction for")
+        step = (SubjectRequestStep.objects.select_related("provider")
+                .filter(request=sr, pk=step_id).first())
+        if step is None or step.provider is None or not step.provider.enabled:
+            raise SubjectRequestError("that provider is not part of this request")
+        config = step.provider
+        try:
+            detail = provider_for(config).get_item(
+                item_id, scope=c.Scope.of(partition), deadline=config.request_deadline)
+        except c.ProviderError as exc:
+            raise SubjectRequestError(
+                scrub.scrub_text(f"the item could not be read ({exc.code}: {exc.message})",
+                                 sr.subject_id)) from None
+        item = detail.item
+        if item.data_subject_id != sr.subject_id or item.partition != partition:
+            raise SubjectRequestError("that item does not belong to this data subject")
+        if item.quarantine == "pending":
+            raise SubjectRequestError("that item is quarantined: review it first")
+        if item.content == content:
+            raise SubjectRequestError("the corrected text is the same as the current text")
+        row, _ = SubjectRequestItem.objects.update_or_create(
+            request=sr, step=step, partition=partition, item_id=item.id,
+            defaults={"tier": item.tier, "state": "proposed", "from_revision": item.revision,
+                      "to_revision": None, "old_hash": content_hash(item.content),
+                      "new_hash": content_hash(content), "content": content, "note": "",
+                      "proposed_by": user})
+        _audit(actor, sr, "correction_proposed", item=item.id[:200], step=step.pk,
+               from_revision=item.revision, new_hash=row.new_hash)
+        if sr.state == "partial":
+            if needs_four_eyes(sr):
+                _send_back(actor, sr, "a correction was proposed after the run")
+            elif sr.approval_digest:
+                sr.approval_digest = approval_digest(sr)
+                _save(sr, "approval_digest")
+    return row
+
+
+def items_forget_content(sr: SubjectRequest) -> None:
+    """A closed request keeps no proposed text (only ids, revisions and hashes)."""
+    SubjectRequestItem.objects.filter(request=sr).exclude(content="").update(content="")

@@ -26,4 +26,6 @@ urlpatterns = [
     path(ONE + "resolve/", views.request_resolve_step, name="resolve_step"),
     path(ONE + "close/", views.request_close, name="close"),
     path(ONE + "extend/", views.request_extend, name="extend"),
+    path(ONE + "items/", views.request_items, name="items"),
+    path(ONE + "lift/", views.request_lift, name="lift"),
 ]

@@ -19,6 +19,7 @@ from memadmin.audit.services import Actor, audit_event_create
 from memadmin.gdpr import selectors, services, transitions
 from memadmin.gdpr.access_output import access_file_open
 from memadmin.gdpr.forms import (
+    CorrectionForm,
     ExtendForm,
     ReasonForm,
     RequestCreateForm,
@@ -37,6 +38,8 @@ from memadmin.workspaces.context import ws_context
 LIST_LIMIT = 200
 #: The page polls while the request can still change by itself.
 LIVE_STATES = frozenset({"approved", "running"})
+#: Kinds whose page lists the items the request touched.
+ITEM_KINDS = frozenset({"rectification", "restriction", "lift"})
 
 
 def _workspace(request: AuthenticatedHttpRequest, slug: str) -> Any:
@@ -91,13 +94,24 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, row: Any)
     is_requester = row.requested_by_id == user.pk
     is_admin = access.can(user, "manage_workspace", workspace)
     state = row.state
+    previewing = row.preview_job is not None and not row.preview_job.finished
+    lift = transitions.active_lift(row) if row.kind == "restriction" else None
     return ws_context(
         request, workspace, tab="requests", req=row, steps=row.step_list,
         duplicates=list(selectors.open_duplicates(row)[:10]),
-        live=state in LIVE_STATES, reason_form=ReasonForm(),
+        live=state in LIVE_STATES or previewing, previewing=previewing,
+        preview=row.preview_job, item_kind=row.kind in ITEM_KINDS, lift=lift,
+        four_eyes=transitions.needs_four_eyes(row),
+        cannot_freeze=[s.provider_label for s in row.step_list if s.state == "unsupported"]
+        if row.kind in ("restriction", "lift") else [],
+        reason_form=ReasonForm(),
         open_steps=[s for s in row.step_list if s.state not in ("done", "resolved")],
         may={
-            "preview": state in ("new", "awaiting_approval", "approved", "partial"),
+            "preview": state in ("new", "awaiting_approval", "approved", "partial")
+            and row.kind != "lift" and not previewing,
+            "correct": row.kind == "rectification" and state in transitions.PROPOSE_STATES,
+            "lift": row.kind == "restriction" and state in transitions.LIFTABLE_STATES
+            and lift is None,
             "submit": state == "new" and is_requester,
             "decide": state == "awaiting_approval" and not is_requester
             and not (row.override_hold and row.override_by_id == user.pk),
@@ -211,8 +225,62 @@ def request_override(request: AuthenticatedHttpRequest, slug: str,
 def request_preview(request: AuthenticatedHttpRequest, slug: str,
                     request_id: str) -> HttpResponse:
     return _act(request, slug, request_id, lambda actor, sr, reason: (
-        services.subject_request_preview(actor=actor, subject_request=sr)),
-        "Preview updated: each provider's count is below.")
+        services.subject_request_preview_start(actor=actor, subject_request=sr)),
+        "Asking every provider: their counts appear below as they answer.")
+
+
+@require_POST
+@login_required
+def request_lift(request: AuthenticatedHttpRequest, slug: str, request_id: str) -> HttpResponse:
+    """A later decision lifts a completed restriction: a new ``lift`` request, submitted at
+    once (waiting for another compliance user where four eyes apply); its page is next."""
+    workspace = _workspace(request, slug)
+    row = selectors.request_with_steps(workspace, request_id)
+    form = ReasonForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    try:
+        lift = transitions.subject_request_lift(actor=Actor.of(request.user), restriction=row,
+                                                reason=reason)
+    except transitions.SubjectRequestError as exc:
+        messages.error(request, f"Not done: {exc}.")
+        return redirect("gdpr:detail", workspace.slug, row.pk)
+    messages.success(request, "The lift of the restriction is requested"
+                     + (": another compliance user must approve it." if lift.state ==
+                        "awaiting_approval" else "."))
+    return redirect("gdpr:detail", workspace.slug, lift.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def request_items(request: AuthenticatedHttpRequest, slug: str,
+                  request_id: str) -> HttpResponse:
+    """A rectification's editor: the subject's items on every provider, each with its current
+    text and a form to propose the corrected text (POST: one item's correction)."""
+    workspace = _workspace(request, slug)
+    row: Any = selectors.request_with_steps(workspace, request_id)
+    if row.kind != "rectification":
+        raise Http404("only a rectification corrects items")
+    status = 200
+    form = CorrectionForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                transitions.subject_request_correction_propose(
+                    actor=Actor.of(request.user), subject_request=row, **form.cleaned_data)
+            except transitions.SubjectRequestError as exc:
+                form.add_error(None, str(exc))
+            else:
+                messages.success(request, "Correction proposed: submit the request when every "
+                                          "correction is in.")
+                return redirect("gdpr:items", workspace.slug, row.pk)
+        status = 400
+    editable = row.state in transitions.PROPOSE_STATES
+    found = selectors.subject_items(row) if editable else []
+    proposed = {(i.step_id, i.partition, i.item_id): i
+                for s in row.step_list for i in s.item_list}
+    return render(request, "gdpr/items.html", ws_context(
+        request, workspace, tab="requests", req=row, found=found, proposed=proposed,
+        editable=editable, form=form, limit=selectors.ITEMS_PER_PROVIDER), status=status)
 
 
 @require_POST

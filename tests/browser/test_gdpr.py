@@ -1,5 +1,6 @@
-"""An erasure end to end in Chromium: one compliance user requests it, another approves, a real
-worker runs the cascade while the page follows it live, and the signed receipt downloads."""
+"""Subject requests end to end in Chromium: one compliance user requests (an erasure, a
+rectification, a restriction and its lift), another approves, a real worker runs the job while
+the page follows it live, and the signed receipt downloads."""
 
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ def test_an_erasure_is_requested_approved_run_and_proven(
     page.get_by_role("button", name="Create request").click()
     expect(page.locator("#request-state")).to_have_attribute("data-state", "new")
     page.get_by_role("button", name="Preview counts").click()
+    # The preview is a job: the page shows it asking, then each provider's answer.
+    expect(page.locator("#preview-progress")).to_contain_text("0 of 1 providers answered")
+    call_command("db_worker", batch=True, startup_delay=False, reload=False)
+    expect(page.locator("#preview-progress")).to_contain_text("Preview finished",
+                                                              timeout=15_000)
     expect(page.locator("#steps tbody tr").first).to_contain_text("3")
     page.get_by_role("button", name="Submit for approval").click()
     expect(page.locator("#request-state")).to_have_attribute("data-state", "awaiting_approval")
@@ -186,4 +192,111 @@ def test_a_partial_access_request_is_closed_with_a_manual_resolution(
         page.get_by_role("link", name="Download signed receipt").click()
     assert receipt_verify(json.loads(download_info.value.path().read_text())) == \
         req.receipt_key_id
+    assert console_errors == []
+
+
+def _worker() -> None:
+    call_command("db_worker", batch=True, startup_delay=False, reload=False)
+
+
+def _new_request(page: Page, live_server: LiveServer, kind: str, reason: str) -> None:
+    page.goto(f"{live_server.url}/w/acme/requests/new/")
+    page.get_by_label(kind).check()
+    page.get_by_label("Data-subject id").fill(SUBJECT)
+    page.get_by_label("Reason / legal basis").fill(reason)
+    page.get_by_role("button", name="Create request").click()
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "new")
+
+
+def test_a_rectification_is_proposed_approved_and_applied_as_new_revisions(
+    live_server: LiveServer, login, console_errors: list[str], subject_items, page: Page,
+) -> None:
+    login("carl")
+    _new_request(page, live_server, "Rectification (Art. 16)", "The subject prefers e-mail")
+    request_url = page.url
+    page.get_by_role("link", name="List the subject's items and propose corrections").click()
+    items = page.locator("article.correction")
+    expect(items).to_have_count(3)
+    first = items.first
+    item_id = first.get_attribute("data-item")
+    first.get_by_label("Corrected text").fill("Jane prefers e-mail.")
+    first.get_by_role("button", name="Propose this correction").click()
+    expect(page.locator(".messages")).to_contain_text("Correction proposed")
+    page.goto(request_url)
+    expect(page.locator("#request-items")).to_contain_text("correction proposed")
+    assert "Jane prefers e-mail." not in page.content()  # hashes on the request page
+    page.get_by_role("button", name="Submit for approval").click()
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "awaiting_approval")
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)
+    page.get_by_role("button", name="Log out").click()
+
+    login("carol")
+    page.goto(request_url)
+    page.get_by_role("button", name="Approve").click()
+    _worker()
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "completed", timeout=15_000)
+    expect(page.locator("#request-items")).to_contain_text("corrected")
+    expect(page.locator("#request-items")).to_contain_text("1 → 2")
+    item = MemoryItem.objects.get(pk=item_id)
+    assert (item.content, item.revision) == ("Jane prefers e-mail.", 2)
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download signed receipt").click()
+    raw = download_info.value.path().read_text(encoding="utf-8")
+    document = json.loads(raw)
+    assert receipt_verify(document) == SubjectRequest.objects.get().receipt_key_id
+    [changed] = [i for s in document["receipt"]["steps"] for i in s["items"]]
+    assert (changed["item"], changed["from_revision"], changed["to_revision"]) == \
+        (item_id, 1, 2)
+    for clear in (SUBJECT, "Jane prefers", "phone calls"):
+        assert clear not in raw
+    assert console_errors == []
+
+
+def test_a_restriction_freezes_the_subject_and_a_later_decision_lifts_it(
+    live_server: LiveServer, login, console_errors: list[str], subject_items, page: Page,
+) -> None:
+    from memadmin.memory.models import Freeze
+
+    def frozen() -> int:
+        return Freeze.objects.filter(level="item", kind="legal_hold",
+                                     lifted_at__isnull=True).count()
+
+    login("carl")
+    _new_request(page, live_server, "Restriction (Art. 18)", "Accuracy contested by letter")
+    request_url = page.url
+    page.get_by_role("button", name="Submit for approval").click()
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "awaiting_approval")
+    page.get_by_role("button", name="Log out").click()
+
+    login("carol")
+    page.goto(request_url)
+    page.get_by_role("button", name="Approve").click()
+    _worker()
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "completed", timeout=15_000)
+    expect(page.locator("#request-items tbody tr")).to_have_count(3)
+    expect(page.locator("#request-items")).to_contain_text("frozen by this request")
+    expect(page.locator("#cannot-freeze")).to_have_count(0)
+    assert frozen() == 3
+    # The later decision: carol asks to lift it, carl approves.
+    page.get_by_label("Lift the restriction (Art. 18(3)) — reason (the subject is told before "
+                      "it is lifted)").fill("Accuracy verified with the subject")
+    page.get_by_role("button", name="Lift restriction").click()
+    expect(page.locator("#request-state")).to_have_attribute("data-state", "awaiting_approval")
+    expect(page.locator("#lifts")).to_be_visible()
+    lift_url = page.url
+    expect(page.get_by_role("button", name="Approve")).to_have_count(0)
+    page.get_by_role("button", name="Log out").click()
+
+    login("carl")
+    page.goto(lift_url)
+    page.get_by_role("button", name="Approve").click()
+    _worker()
+    expect(page.locator("#request-state")).to_have_attribute(
+        "data-state", "completed", timeout=15_000)
+    expect(page.locator("#request-items")).to_contain_text("freeze lifted")
+    assert frozen() == 0
+    page.goto(request_url)
+    expect(page.locator("#lifted-by")).to_contain_text("Lifted by request")
     assert console_errors == []

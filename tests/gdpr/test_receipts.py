@@ -61,7 +61,8 @@ def test_a_receipt_says_what_happened_without_the_clear_id(completed) -> None:
     assert (receipt["subject_hash"], receipt["subject_key_id"]) == \
         (completed.subject_hash, completed.subject_key_id)
     assert receipt["steps"] == [{
-        "provider": "Built-in", "state": "done", "found": None, "removed": 1, "held": 0,
+        "provider": "Built-in", "items": [], "state": "done", "found": None, "removed": 1,
+        "held": 0,
         "exported": 0, "residue": 0, "attempts": 1, "error": "", "resolution": None,
         "finished_at": receipt["steps"][0]["finished_at"]}]
     assert receipt["actors"]["requested_by"] == "carl"

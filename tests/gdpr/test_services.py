@@ -85,7 +85,9 @@ class TestCreate:
 
     def test_it_refuses_a_bad_kind(self, actor, workspace) -> None:
         with pytest.raises(SubjectRequestError):
-            create(actor("carl"), workspace, kind="rectification")
+            create(actor("carl"), workspace, kind="obliteration")
+        with pytest.raises(SubjectRequestError):  # a lift starts from its restriction
+            create(actor("carl"), workspace, kind="lift")
 
     def test_a_duplicate_open_request_is_flagged_not_refused(self, actor, workspace) -> None:
         first = create(actor("carl"), workspace)
@@ -334,7 +336,7 @@ class TestSelectors:
         assert len(small) == 3 and len(large) == 15
         assert all(days in (29, 30) and not overdue for days, overdue, _, _ in large)
 
-    def test_a_request_with_its_steps_is_two_queries(
+    def test_a_request_with_its_steps_and_their_items_is_three_queries(
             self, actor, workspace, local_config, django_assert_num_queries) -> None:
         from memadmin.providers.services import provider_config_create
 
@@ -342,7 +344,7 @@ class TestSelectors:
             provider_config_create(actor=actor("ada"), workspace=workspace, slug=f"p{i}",
                                    name=f"P{i}", kind="local")
         request = create(actor("carl"), workspace)
-        with django_assert_num_queries(2):
+        with django_assert_num_queries(3):
             found = selectors.request_with_steps(workspace, str(request.pk))
             labels = [(s.provider_label, s.provider.slug) for s in found.step_list]
             assert found.job is None and found.requested_by.username == "carl"

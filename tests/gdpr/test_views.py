@@ -158,6 +158,7 @@ class TestActions:
         carl, second = client_for("carl"), client_for("carol")
         carl.post(act(erasure, "preview"))
         erasure.refresh_from_db()
+        assert run_job(erasure.preview_job) == "succeeded"
         assert erasure.steps.get().found == 1
         carl.post(act(erasure, "submit"))
         erasure.refresh_from_db()

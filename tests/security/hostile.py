@@ -499,6 +499,12 @@ TARGETS: list[Target] = [
     Target("gdpr:resolve_step", "POST", "carl", gdpr_forms.StepResolveForm, (),
            lambda w: {"step": w.partial_step, "justification": "handled by post"},
            ("requests",), kwargs={"request_id": Ref("partial_request_id")}),
+    # carl's rectification: one correction of its subject's item (tests/security/
+    # test_hostile_input.py's world).
+    Target("gdpr:items", "POST", "carl", gdpr_forms.CorrectionForm, (),
+           lambda w: {"step_id": w.rect_step, "partition": w.rect_partition,
+                      "item_id": w.rect_item, "content": "corrected text"},
+           ("requests", "memory"), kwargs={"request_id": Ref("rect_request_id")}),
     Target("gdpr:extend", "POST", "carl", gdpr_forms.ExtendForm, (),
            lambda w: {"months": "1", "reason": "the subject sent more stores to check"},
            ("requests",)),
@@ -543,6 +549,8 @@ JUNK_PAGES: list[Target] = [
     Target("gdpr:new", "GET", "carl", None, JUNK),
     Target("gdpr:detail", "GET", "carl", None, JUNK),
     Target("gdpr:detail", "GET", "ada", None, JUNK, htmx=True),
+    Target("gdpr:items", "GET", "carl", None, JUNK,
+           kwargs={"request_id": Ref("rect_request_id")}),
     Target("audit:verify_result", "GET", "carl", None, JUNK,
            kwargs={"job_id": Ref("verify_job_id")}),
     Target("audit:verify_result", "GET", "carl", None, JUNK,
@@ -575,7 +583,7 @@ NO_INPUT.update({
     name: "an action on the request named in the URL; it reads only the ReasonForm that "
           "gdpr:override and gdpr:deny are fed through"
     for name in ("gdpr:submit", "gdpr:approve", "gdpr:cancel", "gdpr:retry", "gdpr:preview",
-                 "gdpr:close")
+                 "gdpr:close", "gdpr:lift")
 })
 NO_INPUT["gdpr:receipt_keys"] = "the published public keys of receipts; it reads no parameter"
 NO_INPUT.update({

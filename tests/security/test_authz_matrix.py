@@ -327,6 +327,10 @@ ROWS: dict[str, Row] = {
     "gdpr:resolve_step": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:close": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
     "gdpr:extend": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
+    # The matrix's request is an erasure: it has no editor (404 past the role gate) and cannot
+    # be lifted (a message, back to its page). tests/gdpr/test_rights_views.py has the rest.
+    "gdpr:items": Row(SUBJECT_REQUEST, get=gate(COMPLIANCE, 404), post=gate(COMPLIANCE, 404)),
+    "gdpr:lift": Row(SUBJECT_REQUEST, get=NOT_ALLOWED, post=gate(COMPLIANCE, 302)),
 
     "audit:list": Row(WS, get=gate(AUDIT, 200), post=NOT_ALLOWED),
     "audit:export": Row(lambda w: {"slug": w.ws, "fmt": "csv"}, get=gate(AUDIT, 200),

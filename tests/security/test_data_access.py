@@ -119,6 +119,7 @@ class World:
     jobs: dict[str, str]
     subject_request: str
     verify_job: str
+    rectification: str = ""
 
 
 def _retain(ns: Namespace, text: str, op: str) -> str:
@@ -191,10 +192,14 @@ def _build(users: dict[str, User]) -> World:
     request.refresh_from_db()
     assert request.access_file, request.state
     jobs["access"] = str(request.job_id)
+    # A rectification of the same subject: its editor lists the subject's items.
+    rectification = subject_request_create(actor=Actor.of(users["carl"]), workspace=acme,
+                                           kind="rectification", subject_id=SUBJECT,
+                                           reason="suite")
     verify = Job.objects.create(kind="audit_verify_chain", workspace=acme,
                                 created_by=users["carl"], state="queued")
     return World(namespaces=spaces, items=items, jobs=jobs, subject_request=str(request.pk),
-                 verify_job=str(verify.pk))
+                 verify_job=str(verify.pk), rectification=str(rectification.pk))
 
 
 @pytest.fixture(scope="module")
@@ -369,7 +374,16 @@ EXITS: dict[str, list[Variant]] = {
     "gdpr:list": _every_ws("gdpr:list"),
     "gdpr:new": _every_ws("gdpr:new"),
     "gdpr:detail": [V("access request", "gdpr:detail",
-                      lambda w: {"slug": "acme", "request_id": w.subject_request})],
+                      lambda w: {"slug": "acme", "request_id": w.subject_request}),
+                    V("rectification", "gdpr:detail",
+                      lambda w: {"slug": "acme", "request_id": w.rectification})],
+    # A rectification's editor shows the subject's items with their current text, to those
+    # who run subject requests; a quarantined item's text (current or old) never.
+    "gdpr:items": [V("rectification", "gdpr:items",
+                     lambda w: {"slug": "acme", "request_id": w.rectification},
+                     only(REVIEWERS, ALICE, BOB, TEAM)),
+                   V("an access request has no editor", "gdpr:items",
+                     lambda w: {"slug": "acme", "request_id": w.subject_request})],
     "gdpr:receipt": [V("access request", "gdpr:receipt",
                        lambda w: {"slug": "acme", "request_id": w.subject_request})],
     # The bundle holds the subject's items (their current, non-quarantined content).
@@ -529,7 +543,7 @@ NO_DATA.update({
         "accounts:set_password", "accounts:sso_start", "accounts:sso_callback",
         "gdpr:approve", "gdpr:cancel", "gdpr:deny", "gdpr:override", "gdpr:preview",
         "gdpr:retry", "gdpr:submit", "gdpr:close", "gdpr:extend", "gdpr:resolve_step",
-        "providers:badge_rotate", "providers:incident_note",
+        "gdpr:lift", "providers:badge_rotate", "providers:incident_note",
         "providers:maintenance_add", "providers:maintenance_end", "workspaces:alert_test",
         "workspaces:secret_reactivate", "accounts:2fa_verify", "accounts:2fa_setup",
         "accounts:2fa_recovery_codes",

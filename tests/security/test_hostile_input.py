@@ -36,7 +36,7 @@ from memadmin.audit.jobs import VERIFY_KIND
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor
 from memadmin.gdpr import forms as gdpr_forms
-from memadmin.gdpr.models import SubjectRequest, SubjectRequestStep
+from memadmin.gdpr.models import SubjectRequest, SubjectRequestItem, SubjectRequestStep
 from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
@@ -123,6 +123,9 @@ class World:
     revision: int
     entry_id: str
     partial_step: str = ""
+    rect_step: str = ""
+    rect_partition: str = ""
+    rect_item: str = ""
     password: str = PASSWORD
 
 
@@ -169,6 +172,13 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
                                      reason="Art. 15 letter")
     SubjectRequest.objects.filter(pk=partial.pk).update(state="partial")
     SubjectRequestStep.objects.filter(request=partial).update(state="failed")
+    # carl's rectification of a subject with one item.
+    rect_item = provider.retain("facts", "", "lives in Lyon", "replace",
+                                data_subject_id="user:rectify@example.com",
+                                operation_id="world-rect", scope=scope, deadline=5)
+    rect = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
+                                  kind="rectification", subject_id="user:rectify@example.com",
+                                  reason="Art. 16 letter")
     return World(
         kwargs={"slug": workspace.slug, "resource": resource.slug, "namespace": namespace.slug,
                 "item_id": made.id, "username": "vic", "provider": "builtin",
@@ -177,10 +187,12 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
                 "incident": str(HealthTransition.objects.create(
                     provider=local_config, from_state="ok", to_state="down",
                     at=timezone.now()).pk),
-                "partial_request_id": str(partial.pk)},
+                "partial_request_id": str(partial.pk), "rect_request_id": str(rect.pk)},
         namespace_pk=str(namespace.pk), provider_pk=str(local_config.pk), item_id=made.id,
         revision=made.revision, entry_id=str(entry.pk),
-        partial_step=str(SubjectRequestStep.objects.filter(request=partial).earliest("pk").pk))
+        partial_step=str(SubjectRequestStep.objects.filter(request=partial).earliest("pk").pk),
+        rect_step=str(SubjectRequestStep.objects.get(request=rect, provider=local_config).pk),
+        rect_partition=namespace.partition_key, rect_item=rect_item.id)
 
 
 def url_of(target: Target, world: World) -> str:
@@ -236,7 +248,8 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
         _rows(SubjectRequest.objects, "id", "kind", "state", "subject_hash", "subject_id",
               "reason", "decision_reason", "decided_by_id", "override_hold",
               "override_reason", "job_id", "extension_months", "extension_reason"),
-        _rows(SubjectRequestStep.objects, "id", "request_id", "state", "found", "error")),
+        _rows(SubjectRequestStep.objects, "id", "request_id", "state", "found", "error"),
+        _rows(SubjectRequestItem.objects, "id", "state", "from_revision", "content")),
 }
 
 
