@@ -40,6 +40,7 @@ from memadmin.memory.models import (
     OperationRecord,
     freeze_container_where,
 )
+from memadmin.memory.selectors import CappedCount, capped_count
 from memadmin.providers import contract as c
 from memadmin.quarantine import screening
 from memadmin.workspaces.models import Namespace
@@ -53,6 +54,8 @@ TERM_COUNT_CAP = 1000
 #: Export: rows per transaction (a batch), and per round trip of its server-side cursor.
 EXPORT_BATCH = 10_000
 EXPORT_FETCH = 2_000
+#: The largest cap a capped count takes.
+COUNT_CAP_MAX = 1_000_000
 #: Erasure by subject: items removed per statement (each batch its own transaction when the
 #: caller has none).
 ERASE_BATCH = 5_000
@@ -845,6 +848,21 @@ class LocalProvider(c.Provider):
             return self._apply_filters(
                 MemoryItem.objects.filter(namespace__in=ns_list), filters, ns_list
             ).count()
+
+    def count_capped(self, filters: c.ItemFilters, *, cap: int, scope: c.Scope,
+                     deadline: float) -> CappedCount:
+        """``count`` for pages: exact from the counters without filters, otherwise counted up
+        to ``cap`` (``memory.selectors.capped_count``), so a common search term costs what a
+        rare one does. Not in the contract: other providers answer ``count``."""
+        if not isinstance(cap, int) or isinstance(cap, bool) or not 1 <= cap <= COUNT_CAP_MAX:
+            raise c.InvalidRequest(f"cap must be 1-{COUNT_CAP_MAX}")
+        _check_filters(filters)
+        if filters.is_empty():
+            return CappedCount(self.count(filters, scope=scope, deadline=deadline))
+        with self._bounded(deadline):
+            ns_list = list(self._namespaces(scope).values())
+            return capped_count(self._apply_filters(
+                MemoryItem.objects.filter(namespace__in=ns_list), filters, ns_list), cap)
 
     def get_item(self, item_id: str, *, scope: c.Scope, deadline: float) -> c.ItemDetail:
         with self._bounded(deadline):
