@@ -261,6 +261,14 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
                            (f"count: q={rare!r}", c.ItemFilters(q=rare)),
                            (f"count: q={common!r}", c.ItemFilters(q=common))):
         row(label, lambda n, f=filters: provider.count(f, scope=scope, deadline=DEADLINE))
+    capped: dict[str, str] = {}
+    for term in (rare, common):
+        label = f"count capped at 10,000: q={term!r}"
+        shown = provider.count_capped(c.ItemFilters(q=term), cap=10_000, scope=scope,
+                                      deadline=DEADLINE)
+        capped[term] = str(shown)
+        row(label, lambda n, t=term: provider.count_capped(
+            c.ItemFilters(q=t), cap=10_000, scope=scope, deadline=DEADLINE), f"shown {shown}")
     row("get_item (detail)",
         lambda n: provider.get_item(detail_id, scope=scope, deadline=DEADLINE))
     row("update_item (edit)", edit, "a different item each call")
@@ -314,6 +322,15 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
     deep_ms = rows[1][1]["median"]
     print(f"deep page / first page: {deep_ms / first_ms:.2f}x; "
           f"rare / common search page: {rows[2][1]['median'] / rows[4][1]['median']:.2f}x")
+    by_label = {label: t["median"] for label, t, _ in rows}
+    recall_ratio = (by_label[f"recall: common {common!r}"]
+                    / by_label[f"recall: rare {rare!r}"])
+    count_ratio = (by_label[f"count capped at 10,000: q={common!r}"]
+                   / by_label[f"count capped at 10,000: q={rare!r}"])
+    print(f"recall, common / rare term: {recall_ratio:.2f}; capped count, common / rare: "
+          f"{count_ratio:.2f} (shown as {capped[common]} and {capped[rare]})")
+    record("memory_1m", "recall common / rare term", round(recall_ratio, 2), "ratio")
+    record("memory_1m", "capped count common / rare term", round(count_ratio, 2), "ratio")
 
     def rate(name: str) -> tuple[int, float, float]:
         seconds = statistics.median(r["seconds"] for r in runs[name])
