@@ -50,11 +50,14 @@ def discover() -> dict[str, list[str]]:
 SCRIPTS: dict[str, list[str]] = discover()
 
 
-def _scaled(name: str, argv: list[str], items: int) -> list[str]:
+def _scaled(name: str, argv: list[str], items: int, runs: int | None = None) -> list[str]:
     if name == "export_memory":
         return [*argv, str(max(1, items // 10)), str(items)]
-    if '"--items"' in (HERE / argv[0]).read_text(encoding="utf-8"):
-        return [*argv, "--items", str(items)]
+    source = (HERE / argv[0]).read_text(encoding="utf-8")
+    if '"--items"' in source:
+        argv = [*argv, "--items", str(items)]
+    if runs and '"--runs"' in source:
+        argv = [*argv, "--runs", str(runs)]
     return argv
 
 
@@ -206,6 +209,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=1_000_000,
                         help="items seeded for the scale runs (memory_1m.py, erasure_1m.py, ...)")
+    parser.add_argument("--runs", type=int, default=None,
+                        help="timed runs per figure, for the scripts that take --runs")
     parser.add_argument("--only", nargs="*", choices=sorted(SCRIPTS), help="run only these")
     args = parser.parse_args()
     chosen = args.only or list(SCRIPTS)
@@ -217,7 +222,7 @@ def main() -> None:
         for name in chosen:
             summary = Path(tmp) / f"{name}.jsonl"
             summary.touch()
-            argv = _scaled(name, list(SCRIPTS[name]), args.items)
+            argv = _scaled(name, list(SCRIPTS[name]), args.items, args.runs)
             before = _load()
             output, seconds, code = run(name, argv, summary)
             failed = failed or code != 0
@@ -229,6 +234,7 @@ def main() -> None:
                 "load_before": before, "load_after": _load(), "items": args.items,
             }
             DATA.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+            write_report(results, args.items, run_id)  # a run cut short still leaves a page
     print("\n=== goals (issue #18), each a ratio to a reference of the same run ===")
     for text, value, reference, verdict in goal_rows(results):
         print(f"- {text}: {value} [{reference}] {verdict}")
