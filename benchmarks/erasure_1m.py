@@ -33,6 +33,7 @@ from django.db import connection  # noqa: E402
 
 SUBJECT = "bench-erasure-subject@example.com"
 HELD = 10
+WARM_WRITES = 20
 COLUMNS = ("id, namespace_id, tier, key, content, bytes, revision, data_subject_id, "
            "quarantine_state, updated_by, created_at, updated_at")
 
@@ -132,7 +133,8 @@ def erase(namespace: Any) -> dict[str, Any]:
     scope = namespace_scope(namespace)
     writer = Writer(provider, scope)
     writer.start()
-    time.sleep(3)  # the writer's pace before the erasure
+    while len(writer.times) < WARM_WRITES and writer.is_alive():  # its pace before the erasure
+        time.sleep(0.1)
     started = time.perf_counter()
     result = provider.forget(data_subject_id=SUBJECT, operation_id="bench-erasure",
                              scope=scope, deadline=3600)

@@ -8,8 +8,11 @@ provider contract (``provider_for(config)`` on the bulk namespace's scope), each
 ``--runs`` times after one warm-up and prints the medians: the first page of the item list, a
 page ~300 pages deep (reached by following cursors), full-text search pages for a rare, a
 medium and a common term (picked from the bulk vocabulary by measured document frequency),
-counts with a filter, item detail, an edit, recall, and export throughput (the newest 200,000
-items unless ``--export-items``) beside a raw psycopg read of the same rows. The database is
+counts with a filter (exact, and capped at 10,000 as pages show them), item detail, an edit,
+recall, and export throughput (the newest 200,000 items unless ``--export-items``; 0: all) of
+the export job's part writer beside ``COPY (SELECT row_to_json(...)) TO STDOUT`` over the same
+rows and order and a raw server-side cursor over every column. It ends with the goals' ratios:
+export / COPY, recall and capped count with a common term / a rare one. The database is
 dropped at the end unless ``--keep``; ``--reuse`` measures a kept one again without reloading.
 
     DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\

@@ -620,8 +620,9 @@ class LocalProvider(c.Provider):
         2. Count what freezes hold (never touched unless ``override_hold``); frozen namespaces
            are left out of the batches altogether.
         3. Batches of ERASE_BATCH (``_ERASE_BATCH_SQL``), skipping locked rows, until one
-           removes nothing; then the same without skipping, so rows a writer held are waited
-           for (within the deadline) rather than left behind. Each batch saves the running
+           comes back short; then, if fewer went than were counted at the start, the same
+           without skipping, so rows a writer held are waited for (within the deadline)
+           rather than left behind. Each batch saves the running
            total with it, in its own transaction unless the caller has one, so no transaction
            holds a namespace's counter for longer than one batch.
         4. Store the final answer under the operation id.
@@ -638,16 +639,21 @@ class LocalProvider(c.Provider):
             if not override_hold:
                 held = qs.annotate(item_frozen=self._item_freeze_exists()).filter(
                     Q(item_frozen=True) | Q(namespace_id__in=frozen_ns)).count()
+            expected = qs.count() - held
             free_ns = [ns.id for ns in namespaces if ns.id not in frozen_ns]
             for ns_id in free_ns:
                 self._bump(ns_id, 0, 0)  # every counter row exists before a batch moves it
         removed = int(replay["removed"]) if replay else 0
+        expected += removed  # what a call cut short removed is counted in ``removed`` too
         params: dict[str, Any] = {"namespaces": free_ns, "subject": subject,
                                   "override": bool(override_hold),
                                   "provider": self._provider_pk, "batch": ERASE_BATCH}
         for skip in ("SKIP LOCKED", ""):
+            if skip == "" and removed >= expected:
+                break  # nothing was skipped: no need to wait for anyone
             statement = self._ERASE_BATCH_SQL.format(skip=skip)
-            while free_ns:
+            gone = ERASE_BATCH
+            while free_ns and gone == ERASE_BATCH:
                 with self._bounded(bound), connection.cursor() as cursor:
                     cursor.execute(statement, params)
                     gone = int(cursor.fetchone()[0])
