@@ -74,8 +74,10 @@ class Goal:
     reference: str
     reference_benchmark: str = ""
 
-    def check(self, results: dict[str, dict[str, Any]]) -> tuple[str, str, str]:
+    def check(self, results: dict[str, dict[str, Any]], run_id: str) -> tuple[str, str, str]:
+        """(figure, reference, verdict); a figure kept from an earlier run says so."""
         value = _figure(results, self.benchmark, self.figure)
+        earlier = results.get(self.benchmark, {}).get("run") != run_id
         ref_bench = self.reference_benchmark or self.benchmark
         ref = _figure(results, ref_bench, self.reference)
         shown_ref = (f"{self.reference}: {_shown(ref)}" if ref is not None
@@ -84,7 +86,8 @@ class Goal:
             return "not measured in this run", shown_ref, "—"
         met = value >= self.bound if self.at_least else value <= self.bound
         sign = "≥" if self.at_least else "≤"
-        return _shown(value), shown_ref, f"{'met' if met else 'NOT met'} ({sign} {self.bound:g})"
+        verdict = f"{'met' if met else 'NOT met'} ({sign} {self.bound:g})"
+        return (_shown(value) + (" (earlier run)" if earlier else ""), shown_ref, verdict)
 
 
 def _figure(results: dict[str, dict[str, Any]], benchmark: str, prefix: str) -> float | None:
@@ -160,8 +163,9 @@ def run(name: str, argv: list[str], summary: Path) -> tuple[str, float, int]:
 DATA = ROOT / "docs" / "benchmarks.json"
 
 
-def goal_rows(results: dict[str, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
-    return [(goal.text, *goal.check(results)) for goal in GOALS]
+def goal_rows(results: dict[str, dict[str, Any]],
+              run_id: str) -> list[tuple[str, str, str, str]]:
+    return [(goal.text, *goal.check(results, run_id)) for goal in GOALS]
 
 
 def write_report(results: dict[str, dict[str, Any]], items: int, run_id: str) -> Path:
@@ -183,7 +187,7 @@ def write_report(results: dict[str, dict[str, Any]], items: int, run_id: str) ->
         lines += [f"Kept from an earlier run (not rerun this time): {', '.join(older)}.", ""]
     lines += ["## Goals (issue #18)", "", "| goal | figure | reference (same run) | verdict |",
               "| --- | ---: | --- | --- |"]
-    for text, value, reference, verdict in goal_rows(results):
+    for text, value, reference, verdict in goal_rows(results, run_id):
         lines.append(f"| {text} | {value} | {reference} | {verdict} |")
     lines += ["", "## Figures", "", "| benchmark | figure | value | unit |",
               "| --- | --- | ---: | --- |"]
@@ -212,10 +216,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=None,
                         help="timed runs per figure, for the scripts that take --runs")
     parser.add_argument("--only", nargs="*", choices=sorted(SCRIPTS), help="run only these")
+    parser.add_argument("--report", action="store_true",
+                        help="only rewrite the page from docs/benchmarks.json (its newest run)")
     args = parser.parse_args()
     chosen = args.only or list(SCRIPTS)
     results: dict[str, dict[str, Any]] = json.loads(DATA.read_text()) if DATA.exists() else {}
     results = {name: r for name, r in results.items() if name in SCRIPTS}
+    if args.report:
+        newest = max(results.values(), key=lambda r: r.get("run", ""))
+        path = write_report(results, int(newest.get("items", args.items)), newest["run"])
+        print(f"wrote {path.relative_to(ROOT)}")
+        return
     run_id = f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC"
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
@@ -236,7 +247,7 @@ def main() -> None:
             DATA.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
             write_report(results, args.items, run_id)  # a run cut short still leaves a page
     print("\n=== goals (issue #18), each a ratio to a reference of the same run ===")
-    for text, value, reference, verdict in goal_rows(results):
+    for text, value, reference, verdict in goal_rows(results, run_id):
         print(f"- {text}: {value} [{reference}] {verdict}")
     path = write_report(results, args.items, run_id)
     print(f"\nwrote {path.relative_to(ROOT)}")
