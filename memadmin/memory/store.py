@@ -581,8 +581,8 @@ class LocalProvider(c.Provider):
 
     # One statement per batch: pick up to ERASE_BATCH of the subject's items that no freeze
     # holds (rows another transaction has locked are skipped, and taken by a later batch), and
-    # delete them with their revisions and quarantine entries while moving the counters by what
-    # went. Nothing but the subject, the namespaces and the freezes travels from Python.
+    # delete them with their revisions and quarantine entries, answering what went per
+    # namespace. Nothing but the subject, the namespaces and the freezes travels from Python.
     _ERASE_BATCH_SQL = """
         WITH victims AS (
             SELECT m.id FROM memory_memoryitem m
@@ -599,15 +599,17 @@ class LocalProvider(c.Provider):
         ), gone AS (
             DELETE FROM memory_memoryitem m USING victims v WHERE m.id = v.id
             RETURNING m.namespace_id, m.bytes
-        ), per_namespace AS (
-            SELECT namespace_id, count(*) AS items, sum(bytes) AS bytes FROM gone
-            GROUP BY namespace_id
-        ), counters AS (
-            UPDATE memory_namespacecounter c SET items = c.items - p.items,
-                bytes = c.bytes - p.bytes, version = c.version + 1
-            FROM per_namespace p WHERE c.namespace_id = p.namespace_id
         )
-        SELECT count(*) FROM gone
+        SELECT namespace_id, count(*), sum(bytes) FROM gone GROUP BY namespace_id
+    """
+    # The counters move in a second, short statement of the same transaction: a writer of the
+    # namespace waits on its counter row only from here to the commit, which has no foreign-key
+    # checks left (they ran at the end of the delete, constraints being immediate).
+    _ERASE_COUNTERS_SQL = """
+        UPDATE memory_namespacecounter c SET items = c.items - p.items,
+            bytes = c.bytes - p.bytes, version = c.version + 1
+        FROM unnest(%s::uuid[], %s::bigint[], %s::bigint[]) AS p(namespace_id, items, bytes)
+        WHERE c.namespace_id = p.namespace_id
     """
 
     def _forget_subject(self, subject: str, override_hold: bool, operation_id: str,
@@ -622,9 +624,9 @@ class LocalProvider(c.Provider):
         3. Batches of ERASE_BATCH (``_ERASE_BATCH_SQL``), skipping locked rows, until one
            comes back short; then, if fewer went than were counted at the start, the same
            without skipping, so rows a writer held are waited for (within the deadline)
-           rather than left behind. Each batch saves the running
-           total with it, in its own transaction unless the caller has one, so no transaction
-           holds a namespace's counter for longer than one batch.
+           rather than left behind. Each batch moves the counters and saves the running total
+           with it, in its own transaction unless the caller has one, so no transaction holds
+           a namespace's counter for longer than a batch's last two statements.
         4. Store the final answer under the operation id.
         """
         bound = c.Deadline.of(deadline)
@@ -654,11 +656,19 @@ class LocalProvider(c.Provider):
             statement = self._ERASE_BATCH_SQL.format(skip=skip)
             gone = ERASE_BATCH
             while free_ns and gone == ERASE_BATCH:
+                own_transaction = not connection.in_atomic_block
                 with self._bounded(bound), connection.cursor() as cursor:
+                    if own_transaction:
+                        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                     cursor.execute(statement, params)
-                    gone = int(cursor.fetchone()[0])
+                    per_namespace = cursor.fetchall()
+                    gone = sum(int(n) for _, n, _ in per_namespace)
                     if not gone:
                         break
+                    cursor.execute(self._ERASE_COUNTERS_SQL, [
+                        [ns for ns, _, _ in per_namespace],
+                        [int(n) for _, n, _ in per_namespace],
+                        [int(b) for _, _, b in per_namespace]])
                     removed += gone
                     self._remember_progress(scope, op_hash, req_hash,
                                             {"removed": removed, "held": held, "partial": True})
@@ -1061,11 +1071,14 @@ class LocalProvider(c.Provider):
     def export(self, filters: c.ItemFilters, *, scope: c.Scope,
                deadline: float) -> Iterator[c.Item]:
         _check_filters(filters)
-        with self._bounded(deadline):
+        # The first batch shares its deadline with the namespace lookup (as a first list page
+        # does); each later batch gets the whole budget again.
+        bound = c.Deadline.of(deadline)
+        with self._bounded(bound):
             namespaces = list(self._namespaces(scope).values())
         after: tuple[dt.datetime, uuid.UUID] | None = None
         while True:
-            with self._bounded(deadline):
+            with self._bounded(bound):
                 rows, frozen_ns, frozen_items = self._export_batch(filters, namespaces, after,
                                                                    withhold_pending=False)
                 batch = [
@@ -1082,6 +1095,7 @@ class LocalProvider(c.Provider):
             if len(batch) < EXPORT_BATCH:
                 return
             after = (batch[-1].updated_at, uuid.UUID(batch[-1].id))
+            bound = c.Deadline.of(deadline)
 
     #: One item's export line, written by PostgreSQL from a batch's row ``t``: the bytes of
     #: ``wire.item_line``. ``to_json`` escapes free text (content, subject, partition) as
@@ -1118,11 +1132,12 @@ class LocalProvider(c.Provider):
         doubles every backslash (a line holds no other character it escapes: ``to_json``
         escaped them all), so one replace over the chunk gives the lines back."""
         _check_filters(filters)
-        with self._bounded(deadline):
+        bound = c.Deadline.of(deadline)  # shared by the lookup and the first batch, as above
+        with self._bounded(bound):
             namespaces = list(self._namespaces(scope).values())
         after: tuple[dt.datetime, uuid.UUID] | None = None
         while True:
-            with self._bounded(deadline):
+            with self._bounded(bound):
                 rows, frozen_ns, frozen_items = self._export_batch(filters, namespaces, after,
                                                                    withhold_pending=True)
                 inner, params = rows.query.sql_with_params()
@@ -1145,3 +1160,4 @@ class LocalProvider(c.Provider):
             last = orjson.loads(chunk[chunk.rindex(b"\n", 0, len(chunk) - 1) + 1:]
                                 if count > 1 else chunk)
             after = (dt.datetime.fromisoformat(last["updatedAt"]), uuid.UUID(last["id"]))
+            bound = c.Deadline.of(deadline)
