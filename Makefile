@@ -92,7 +92,7 @@ test-restricted: venv
 
 # Every benchmark, then docs/benchmarks.md (DATABASE_URL, or the embedded PostgreSQL).
 bench: venv
-	DEBUG=$${DEBUG:-true} $(PY) benchmarks/run_all.py
+	DEBUG=$${DEBUG:-true} $(PY) benchmarks/run_all.py $(BENCH_ARGS)
 
 stop-db:
 	@if [ -x $(PY) ]; then \

@@ -8,8 +8,11 @@ provider contract (``provider_for(config)`` on the bulk namespace's scope), each
 ``--runs`` times after one warm-up and prints the medians: the first page of the item list, a
 page ~300 pages deep (reached by following cursors), full-text search pages for a rare, a
 medium and a common term (picked from the bulk vocabulary by measured document frequency),
-counts with a filter, item detail, an edit, recall, and export throughput (the newest 200,000
-items unless ``--export-items``) beside a raw psycopg read of the same rows. The database is
+counts with a filter (exact, and capped at 10,000 as pages show them), item detail, an edit,
+recall, and export throughput (the newest 200,000 items unless ``--export-items``; 0: all) of
+the export job's part writer beside ``COPY (SELECT row_to_json(...)) TO STDOUT`` over the same
+rows and order and a raw server-side cursor over every column. It ends with the goals' ratios:
+export / COPY, recall and capped count with a common term / a rare one. The database is
 dropped at the end unless ``--keep``; ``--reuse`` measures a kept one again without reloading.
 
     DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
@@ -20,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import statistics
 import time
 import uuid
@@ -102,19 +104,75 @@ def explain(call: Callable[[], Any], needle: str) -> str:
     return "\n-- next query --\n".join(plans)
 
 
+#: The rows and order an export writes (memory/store.py ``export_lines``): every column the
+#: file carries, pending items left out, newest first.
+EXPORT_ROWS = (
+    "SELECT m.id, n.partition_key AS partition, m.tier, m.key, "
+    "CASE WHEN m.tier IN ('AGENT', 'CREW', 'PERSONA', 'pins', 'lessons') THEN m.tier || '.md' "
+    "ELSE m.tier || '/' || m.key || '.md' END AS source, m.content, m.bytes, m.revision, "
+    "m.data_subject_id AS \"dataSubjectId\", m.quarantine_state AS quarantine, "
+    "false AS frozen, m.created_at AS \"createdAt\", m.updated_at AS \"updatedAt\" "
+    "FROM memory_memoryitem m JOIN workspaces_namespace n ON n.id = m.namespace_id "
+    "WHERE m.namespace_id = {} AND m.quarantine_state <> 'pending' "
+    "ORDER BY m.updated_at DESC, m.id DESC"
+)
+
+
+def _export_rows(namespace_id: Any, limit: int | None) -> sql.Composed:
+    query = EXPORT_ROWS + (f" LIMIT {int(limit)}" if limit else "")
+    return sql.SQL(query).format(sql.Literal(str(namespace_id)))
+
+
+def copy_json(db: dict[str, Any], namespace_id: Any, limit: int | None, sink: Any) -> None:
+    """The reference: ``COPY (SELECT row_to_json(...)) TO STDOUT`` over the export's rows and
+    order, into the same kind of sink (a hashed temporary file) the export writes to."""
+    query = sql.SQL("COPY (SELECT row_to_json(t) FROM ({}) t) TO STDOUT").format(
+        _export_rows(namespace_id, limit))
+    with admin_connection(db) as conn, conn.cursor() as cursor, cursor.copy(query) as copy:
+        for data in copy:
+            sink(data)
+
+
 def raw_read(db: dict[str, Any], namespace_id: Any, limit: int | None) -> int:
-    """Stream ``SELECT id, content`` of the export's rows, in its order, server-side."""
-    query = ("SELECT id, content FROM memory_memoryitem WHERE namespace_id = %s "
-             "ORDER BY updated_at DESC, id DESC" + (" LIMIT %s" if limit else ""))
-    params = [namespace_id, limit] if limit else [namespace_id]
+    """A second reference: the same rows through a server-side cursor, every column fetched
+    and nothing written (what reading them alone costs in Python)."""
     rows = 0
     with admin_connection(db) as conn, conn.transaction(), \
             conn.cursor(name="bench_raw") as cursor:
         cursor.itersize = 2000
-        cursor.execute(query, params)
+        cursor.execute(_export_rows(namespace_id, limit))
         for _row in cursor:
             rows += 1
     return rows
+
+
+def export_part(provider: Any, scope: Any, limit: int | None, sink: Any) -> int:
+    """What the export job does for the built-in store's part: its JSON Lines into the sink
+    (``--export-items`` stops after that many lines, at a chunk's end)."""
+    from memadmin.providers import contract as c
+
+    lines = 0
+    for chunk, count in provider.export_lines(c.ItemFilters(), scope=scope, deadline=DEADLINE):
+        sink(chunk)
+        lines += count
+        if limit and lines >= limit:
+            break
+    return lines
+
+
+def hashed_file() -> tuple[Any, Any]:
+    """A temporary file and a function writing to it and to a SHA-256 (as export parts are)."""
+    import hashlib
+    import tempfile
+
+    tmp = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the caller
+    digest = hashlib.sha256()
+
+    def sink(data: bytes) -> None:
+        tmp.write(data)
+        digest.update(data)
+
+    return tmp, sink
 
 
 def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
@@ -206,6 +264,14 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
                            (f"count: q={rare!r}", c.ItemFilters(q=rare)),
                            (f"count: q={common!r}", c.ItemFilters(q=common))):
         row(label, lambda n, f=filters: provider.count(f, scope=scope, deadline=DEADLINE))
+    capped: dict[str, str] = {}
+    for term in (rare, common):
+        label = f"count capped at 10,000: q={term!r}"
+        shown = provider.count_capped(c.ItemFilters(q=term), cap=10_000, scope=scope,
+                                      deadline=DEADLINE)
+        capped[term] = str(shown)
+        row(label, lambda n, t=term: provider.count_capped(
+            c.ItemFilters(q=t), cap=10_000, scope=scope, deadline=DEADLINE), f"shown {shown}")
     row("get_item (detail)",
         lambda n: provider.get_item(detail_id, scope=scope, deadline=DEADLINE))
     row("update_item (edit)", edit, "a different item each call")
@@ -217,21 +283,25 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
         lambda n: provider.recall(None, scope=scope, deadline=DEADLINE))
 
     limit = args.export_items or None
-    exported: list[dict[str, float]] = []
-    raw: list[dict[str, float]] = []
+    runs: dict[str, list[dict[str, float]]] = {"export": [], "copy": [], "raw": []}
     for run in range(args.export_runs + 1):  # the first of each is a warm-up
-        started = time.perf_counter()
-        count = sum(1 for _ in itertools.islice(
-            provider.export(every, scope=scope, deadline=DEADLINE), limit))
-        seconds = time.perf_counter() - started
-        if run:
-            exported.append({"rows": count, "seconds": seconds})
-        started = time.perf_counter()
-        count = raw_read(db, namespace.pk, limit)
-        seconds = time.perf_counter() - started
-        if run:
-            raw.append({"rows": count, "seconds": seconds})
+        for name in runs:
+            tmp, sink = hashed_file()
+            started = time.perf_counter()
+            count = 0
+            if name == "export":
+                count = export_part(provider, scope, limit, sink)
+            elif name == "copy":
+                copy_json(db, namespace.pk, limit, sink)
+            else:
+                count = raw_read(db, namespace.pk, limit)
+            seconds = time.perf_counter() - started
+            tmp.close()
+            if run:
+                runs[name].append({"rows": count, "seconds": seconds})
         print(f"  export run {run}{' (warm-up)' if not run else ''} done", flush=True)
+    for entry in runs["copy"]:  # COPY says no row count; it read the raw read's rows
+        entry["rows"] = runs["raw"][0]["rows"]
 
     plans = []
     if args.explain:
@@ -255,23 +325,37 @@ def measure(args: argparse.Namespace, db: dict[str, Any]) -> None:
     deep_ms = rows[1][1]["median"]
     print(f"deep page / first page: {deep_ms / first_ms:.2f}x; "
           f"rare / common search page: {rows[2][1]['median'] / rows[4][1]['median']:.2f}x")
+    by_label = {label: t["median"] for label, t, _ in rows}
+    recall_ratio = (by_label[f"recall: common {common!r}"]
+                    / by_label[f"recall: rare {rare!r}"])
+    count_ratio = (by_label[f"count capped at 10,000: q={common!r}"]
+                   / by_label[f"count capped at 10,000: q={rare!r}"])
+    print(f"recall, common / rare term: {recall_ratio:.2f}; capped count, common / rare: "
+          f"{count_ratio:.2f} (shown as {capped[common]} and {capped[rare]})")
+    record("memory_1m", "recall common / rare term", round(recall_ratio, 2), "ratio")
+    record("memory_1m", "capped count common / rare term", round(count_ratio, 2), "ratio")
 
-    def rate(runs: list[dict[str, float]]) -> tuple[int, float, float]:
-        seconds = statistics.median(r["seconds"] for r in runs)
-        count = int(runs[0]["rows"])
+    def rate(name: str) -> tuple[int, float, float]:
+        seconds = statistics.median(r["seconds"] for r in runs[name])
+        count = int(runs[name][0]["rows"])
         return count, seconds, count / seconds
 
-    e_rows, e_s, e_rate = rate(exported)
-    r_rows, r_s, r_rate = rate(raw)
-    print(f"export, medians of {args.export_runs} runs after one warm-up:")
-    print(f"  provider.export (pages of {c.LIST_MAX_LIMIT}): {e_rows:,} items in {e_s:.2f} s "
+    e_rows, e_s, e_rate = rate("export")
+    c_rows, c_s, c_rate = rate("copy")
+    r_rows, r_s, r_rate = rate("raw")
+    print(f"export, medians of {args.export_runs} runs after one warm-up, each into a hashed "
+          "temporary file:")
+    print(f"  the export job's part (provider.export_lines): {e_rows:,} items in {e_s:.2f} s "
           f"= {e_rate:,.0f} items/s")
-    print(f"  raw psycopg, server-side cursor (SELECT id, content): {r_rows:,} rows in "
+    print(f"  COPY (SELECT row_to_json(...)) TO STDOUT, same rows and order: {c_rows:,} rows "
+          f"in {c_s:.2f} s = {c_rate:,.0f} rows/s")
+    print(f"  raw server-side cursor, every column, nothing written: {r_rows:,} rows in "
           f"{r_s:.2f} s = {r_rate:,.0f} rows/s")
-    print(f"  provider / raw: {e_rate / r_rate:.2f}")
+    print(f"  export / COPY: {e_rate / c_rate:.2f}")
     record("memory_1m", "export throughput", round(e_rate), "items/s")
-    record("memory_1m", "raw psycopg read of the same rows", round(r_rate), "rows/s")
-    record("memory_1m", "export / raw read", round(e_rate / r_rate, 2), "ratio")
+    record("memory_1m", "COPY to JSON lines, same rows and order", round(c_rate), "rows/s")
+    record("memory_1m", "raw server-side cursor, every column", round(r_rate), "rows/s")
+    record("memory_1m", "export / COPY", round(e_rate / c_rate, 2), "ratio")
     for term, plan in plans:
         print(f"\nplan of the search page for {term!r}:\n{plan}")
 

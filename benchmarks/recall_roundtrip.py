@@ -1,8 +1,9 @@
 """Recall round trip: through the HTTP client against memadmin's own endpoint, versus calling
 the built-in provider directly.
 
-Starts the site (``manage.py runserver``) on a free loopback port over a throwaway database with
-200 facts, then times 100 recalls each way and prints medians and the ratio:
+Starts the site as ``make run`` serves it (gunicorn, kept connections) on a free loopback port
+over a throwaway database with 200 facts, then times 100 recalls each way and prints medians
+and the ratio:
 
     DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
         .venv/bin/python benchmarks/recall_roundtrip.py
@@ -76,6 +77,7 @@ def main() -> None:
            round(http_median, 1), "ms (median)")
     record("recall_roundtrip", "recall on the built-in provider directly",
            round(direct_median, 1), "ms (median)")
+    record("recall_roundtrip", "HTTP / direct", round(http_median / direct_median, 2), "ratio")
 
 
 if __name__ == "__main__":

@@ -82,8 +82,9 @@ def record(benchmark: str, name: str, value: float, unit: str) -> None:
 
 @contextlib.contextmanager
 def served_project(db: dict[str, Any]) -> Iterator[str]:
-    """This project served by ``runserver`` on a free loopback port over database ``db``, for
-    as long as the block runs; yields its base URL once it answers."""
+    """This project served as ``make run`` serves it (``lib/supervisor.web_server``: gunicorn
+    with kept database connections when installed) on a free loopback port over database
+    ``db``, for as long as the block runs; yields its base URL once it answers."""
     import socket
     import subprocess
     import time
@@ -92,11 +93,14 @@ def served_project(db: dict[str, Any]) -> Iterator[str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
+    from memadmin.lib.supervisor import web_server
+
+    command = web_server(f"127.0.0.1:{port}")
     env = {**os.environ, "DATABASE_URL": database_url(db), "DEBUG": "true",
-           "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING"}
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+           "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
+           "CONN_MAX_AGE": os.environ.get("CONN_MAX_AGE", "60")}
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(200):

@@ -12,7 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from memadmin.memory.models import Freeze
 from memadmin.providers import contract as c
@@ -22,6 +22,8 @@ from memadmin.workspaces.models import Namespace, Resource
 
 SEARCH_LIMIT = 20
 SEARCH_OVERHEAD = 0.5
+#: Counts shown on pages stop here: past it they read "10,000+" (or the planner's "≈ N").
+COUNT_CAP = 10_000
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -49,6 +51,75 @@ def active_freezes(resource: Resource, namespace: Namespace | None = None,
         where |= Q(level="item", provider_id=resource.provider_id, item_ref=item_id)
     return list(Freeze.objects.filter(where, lifted_at__isnull=True)
                 .select_related("created_by").order_by("created_at"))
+
+
+# -- counts -------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class CappedCount:
+    """How many items match, as far as it was worth counting: exact up to a cap; past it
+    ``capped`` (``value`` is then the cap) with, when PostgreSQL's planner has one above the
+    cap, its ``estimate``. ``value`` None: the provider could not say."""
+
+    value: int | None
+    capped: bool = False
+    estimate: int | None = None
+
+    @property
+    def exact(self) -> int | None:
+        return None if self.capped else self.value
+
+    def __str__(self) -> str:
+        if self.value is None:
+            return "unknown"
+        if not self.capped:
+            return f"{self.value:,}"
+        if self.estimate is not None:
+            return f"\u2248 {self.estimate:,}"
+        return f"{self.value:,}+"
+
+
+def capped_count(qs: QuerySet[Any], cap: int = COUNT_CAP, *,
+                 estimate: bool = True) -> CappedCount:
+    """Count ``qs`` up to ``cap``: ``SELECT count(*) FROM (... LIMIT cap + 1)``, which stops
+    after cap + 1 matches (with the search term visible to the planner, a common term walks a
+    few thousand rows rather than collecting every match). Past the cap, the planner's row
+    estimate is kept when it is above the cap (``estimate=False``: no EXPLAIN)."""
+    qs = qs.order_by()
+    found = qs[: cap + 1].count()
+    if found <= cap:
+        return CappedCount(found)
+    guess = _planner_rows(qs) if estimate else None
+    return CappedCount(cap, capped=True, estimate=guess if guess and guess > cap else None)
+
+
+def _planner_rows(qs: QuerySet[Any]) -> int | None:
+    sql, params = qs.values("pk").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+        plan = cursor.fetchone()[0]
+    if isinstance(plan, str):
+        import json
+
+        plan = json.loads(plan)
+    rows = plan[0]["Plan"].get("Plan Rows")
+    return int(rows) if rows is not None else None
+
+
+def item_count(config: ProviderConfig, filters: c.ItemFilters, scope: c.Scope, *,
+               cap: int | None = None) -> CappedCount:
+    """The count a page shows for ``filters``: the built-in store's count capped at ``cap``
+    (default COUNT_CAP), another provider's own count (exact, or unknown). Raises the
+    provider's errors."""
+    cap = cap or COUNT_CAP
+    provider = provider_for(config)
+    capped = getattr(provider, "count_capped", None)
+    if capped is not None:
+        result: CappedCount = capped(filters, cap=cap, scope=scope,
+                                     deadline=deadline_of(config))
+        return result
+    return CappedCount(provider.count(filters, scope=scope, deadline=deadline_of(config)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,8 +24,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
+from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -41,6 +42,7 @@ from memadmin.memory.models import (
     OperationRecord,
     freeze_container_where,
 )
+from memadmin.memory.selectors import CappedCount, capped_count
 from memadmin.privacy import screening as privacy
 from memadmin.providers import contract as c
 from memadmin.quarantine import screening
@@ -52,6 +54,14 @@ OPERATION_RETENTION = dt.timedelta(hours=24)
 RECALL_TERMS_MAX = 16
 TERM_CANDIDATES = 200
 TERM_COUNT_CAP = 1000
+#: Export: rows per transaction (a batch), and per round trip of its server-side cursor.
+EXPORT_BATCH = 10_000
+EXPORT_FETCH = 2_000
+#: The largest cap a capped count takes.
+COUNT_CAP_MAX = 1_000_000
+#: Erasure by subject: items removed per statement (each batch its own transaction when the
+#: caller has none).
+ERASE_BATCH = 5_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -133,6 +143,13 @@ def _parse_item_id(item_id: str) -> uuid.UUID | None:
 
 
 
+
+
+def _uuid_or_none(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 def _check_filters(filters: c.ItemFilters) -> c.ItemFilters:
@@ -588,21 +605,135 @@ class LocalProvider(c.Provider):
         c.check_operation_id(operation_id)
         request = {"op": "forget", "id": item_id, "subject": data_subject_id,
                    "override": bool(override_hold)}
+        subject = c.check_subject(data_subject_id)
+        if subject is not None:
+            return self._forget_subject(subject, override_hold, operation_id, request, scope,
+                                        deadline)
         with self._bounded(deadline):
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
                 return c.ForgetResult(**replay)
             namespaces = list(self._namespaces(scope).values())
+            pk = _parse_item_id(item_id or "")
             qs = MemoryItem.objects.filter(namespace__in=namespaces)
-            if item_id is not None:
-                pk = _parse_item_id(item_id)
-                qs = qs.filter(pk=pk) if pk else qs.none()
-            else:
-                qs = qs.filter(data_subject_id=c.check_subject(data_subject_id))
+            qs = qs.filter(pk=pk) if pk else qs.none()
             free, held = self._split_held(qs, namespaces, override_hold=override_hold)
             result = c.ForgetResult(removed=self._delete_rows(free), held=held)
             self._remember(scope, op_hash, req_hash, result.__dict__)
         return result
+
+    # One statement per batch: pick up to ERASE_BATCH of the subject's items that no freeze
+    # holds (rows another transaction has locked are skipped, and taken by a later batch), and
+    # delete them with their revisions and quarantine entries, answering what went per
+    # namespace. Nothing but the subject, the namespaces and the freezes travels from Python.
+    _ERASE_BATCH_SQL = """
+        WITH victims AS (
+            SELECT m.id FROM memory_memoryitem m
+            WHERE m.namespace_id = ANY(%(namespaces)s) AND m.data_subject_id = %(subject)s
+              AND (%(override)s OR NOT EXISTS (
+                  SELECT 1 FROM memory_freeze f WHERE f.level = 'item'
+                  AND f.provider_id = %(provider)s AND f.lifted_at IS NULL
+                  AND f.item_ref = m.id::text))
+            LIMIT %(batch)s FOR UPDATE OF m {skip}
+        ), revisions AS (
+            DELETE FROM memory_memoryrevision r USING victims v WHERE r.item_id = v.id
+        ), entries AS (
+            DELETE FROM quarantine_quarantineentry q USING victims v WHERE q.item_id = v.id
+        ), gone AS (
+            DELETE FROM memory_memoryitem m USING victims v WHERE m.id = v.id
+            RETURNING m.namespace_id, m.bytes
+        )
+        SELECT namespace_id, count(*), sum(bytes) FROM gone GROUP BY namespace_id
+    """
+    # The counters move in a second, short statement of the same transaction: a writer of the
+    # namespace waits on its counter row only from here to the commit, which has no foreign-key
+    # checks left (they ran at the end of the delete, constraints being immediate).
+    _ERASE_COUNTERS_SQL = """
+        UPDATE memory_namespacecounter c SET items = c.items - p.items,
+            bytes = c.bytes - p.bytes, version = c.version + 1
+        FROM unnest(%s::uuid[], %s::bigint[], %s::bigint[]) AS p(namespace_id, items, bytes)
+        WHERE c.namespace_id = p.namespace_id
+    """
+
+    def _forget_subject(self, subject: str, override_hold: bool, operation_id: str,
+                        request: dict[str, Any], scope: c.Scope,
+                        deadline: float) -> c.ForgetResult:
+        """Erase a subject's items in batches that run inside PostgreSQL.
+
+        1. Replay a finished call; a call cut short (worker lost, deadline) left its running
+           total in its operation record, and carries on from it.
+        2. Count what freezes hold (never touched unless ``override_hold``); frozen namespaces
+           are left out of the batches altogether.
+        3. Batches of ERASE_BATCH (``_ERASE_BATCH_SQL``), skipping locked rows, until one
+           comes back short; then, if fewer went than were counted at the start, the same
+           without skipping, so rows a writer held are waited for (within the deadline)
+           rather than left behind. Each batch moves the counters and saves the running total
+           with it, in its own transaction unless the caller has one, so no transaction holds
+           a namespace's counter for longer than a batch's last two statements.
+        4. Store the final answer under the operation id.
+        """
+        bound = c.Deadline.of(deadline)
+        with self._bounded(bound):
+            op_hash, req_hash, replay = self._replay(scope, operation_id, request)
+            if replay is not None and not replay.get("partial"):
+                return c.ForgetResult(removed=replay["removed"], held=replay["held"])
+            namespaces = list(self._namespaces(scope).values())
+            qs = MemoryItem.objects.filter(namespace__in=namespaces, data_subject_id=subject)
+            frozen_ns = set() if override_hold else set(self._frozen_namespaces(namespaces))
+            held = 0
+            if not override_hold:
+                held = qs.annotate(item_frozen=self._item_freeze_exists()).filter(
+                    Q(item_frozen=True) | Q(namespace_id__in=frozen_ns)).count()
+            expected = qs.count() - held
+            free_ns = [ns.id for ns in namespaces if ns.id not in frozen_ns]
+            for ns_id in free_ns:
+                self._bump(ns_id, 0, 0)  # every counter row exists before a batch moves it
+        removed = int(replay["removed"]) if replay else 0
+        expected += removed  # what a call cut short removed is counted in ``removed`` too
+        params: dict[str, Any] = {"namespaces": free_ns, "subject": subject,
+                                  "override": bool(override_hold),
+                                  "provider": self._provider_pk, "batch": ERASE_BATCH}
+        for skip in ("SKIP LOCKED", ""):
+            if skip == "" and removed >= expected:
+                break  # nothing was skipped: no need to wait for anyone
+            statement = self._ERASE_BATCH_SQL.format(skip=skip)
+            gone = ERASE_BATCH
+            while free_ns and gone == ERASE_BATCH:
+                own_transaction = not connection.in_atomic_block
+                with self._bounded(bound), connection.cursor() as cursor:
+                    if own_transaction:
+                        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                    cursor.execute(statement, params)
+                    per_namespace = cursor.fetchall()
+                    gone = sum(int(n) for _, n, _ in per_namespace)
+                    if not gone:
+                        break
+                    cursor.execute(self._ERASE_COUNTERS_SQL, [
+                        [ns for ns, _, _ in per_namespace],
+                        [int(n) for _, n, _ in per_namespace],
+                        [int(b) for _, _, b in per_namespace]])
+                    removed += gone
+                    self._remember_progress(scope, op_hash, req_hash,
+                                            {"removed": removed, "held": held, "partial": True})
+        result = c.ForgetResult(removed=removed, held=held)
+        with self._bounded(bound):
+            self._remember_progress(scope, op_hash, req_hash, result.__dict__)
+        return result
+
+    def _remember_progress(self, scope: c.Scope, op_hash: str, req_hash: str,
+                           response: dict[str, Any]) -> None:
+        """Store (or move on) the answer of an operation applied in several transactions."""
+        now = timezone.now()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO memory_operationrecord (scope_key, operation_hash, request_hash, "
+                "response, created_at, expires_at) VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (scope_key, operation_hash) DO UPDATE SET "
+                "request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, "
+                "expires_at = EXCLUDED.expires_at",
+                [self._scope_key(scope), op_hash, req_hash, json.dumps(response), now,
+                 now + OPERATION_RETENTION],
+            )
 
     # -- freezes and quarantine -------------------------------------------------------------
 
@@ -779,6 +910,21 @@ class LocalProvider(c.Provider):
                 MemoryItem.objects.filter(namespace__in=ns_list), filters, ns_list
             ).count()
 
+    def count_capped(self, filters: c.ItemFilters, *, cap: int, scope: c.Scope,
+                     deadline: float) -> CappedCount:
+        """``count`` for pages: exact from the counters without filters, otherwise counted up
+        to ``cap`` (``memory.selectors.capped_count``), so a common search term costs what a
+        rare one does. Not in the contract: other providers answer ``count``."""
+        if not isinstance(cap, int) or isinstance(cap, bool) or not 1 <= cap <= COUNT_CAP_MAX:
+            raise c.InvalidRequest(f"cap must be 1-{COUNT_CAP_MAX}")
+        _check_filters(filters)
+        if filters.is_empty():
+            return CappedCount(self.count(filters, scope=scope, deadline=deadline))
+        with self._bounded(deadline):
+            ns_list = list(self._namespaces(scope).values())
+            return capped_count(self._apply_filters(
+                MemoryItem.objects.filter(namespace__in=ns_list), filters, ns_list), cap)
+
     def get_item(self, item_id: str, *, scope: c.Scope, deadline: float) -> c.ItemDetail:
         with self._bounded(deadline):
             namespaces = self._namespaces(scope)
@@ -934,16 +1080,133 @@ class LocalProvider(c.Provider):
             cursor.execute(sql, params)
             return [c.source_label(tier, key) for tier, key in cursor.fetchall()]
 
+    # -- export -----------------------------------------------------------------------------
+    #
+    # Both export paths read batches of EXPORT_BATCH rows, each batch one statement in its own
+    # transaction (a savepoint in the caller's), the next one starting after the last row
+    # (keyset, as the list pages do), the freezes read once per batch. A batch is handed over
+    # only after its statement ended, so what the caller does meanwhile (a job saving its
+    # progress) commits on its own and is seen at once. ``export`` reads only the columns an
+    # item needs through a server-side cursor (no ORM instances, no search vector);
+    # ``export_lines`` has PostgreSQL write the lines and COPY them out.
+
+    _EXPORT_FIELDS = ("id", "namespace_id", "x_partition", "tier", "key", "content", "bytes",
+                      "revision", "data_subject_id", "quarantine_state", "created_at",
+                      "updated_at")
+
+    def _export_batch(self, filters: c.ItemFilters, namespaces: list[Namespace],
+                      after: tuple[dt.datetime, uuid.UUID] | None,
+                      withhold_pending: bool) -> tuple[QuerySet[Any], set[uuid.UUID], set[str]]:
+        """The next batch's rows (newest first, as dicts of ``_EXPORT_FIELDS``), the frozen
+        namespaces' ids and the ids of frozen items."""
+        qs = self._apply_filters(MemoryItem.objects.filter(namespace__in=namespaces), filters,
+                                 namespaces)
+        if withhold_pending:
+            qs = qs.exclude(quarantine_state="pending")
+        if after is not None:
+            qs = qs.filter(Q(updated_at__lt=after[0]) | Q(updated_at=after[0], id__lt=after[1]),
+                           updated_at__lte=after[0])
+        frozen_ns = set(self._frozen_namespaces(namespaces))
+        frozen_items = {ref for ref in Freeze.objects.filter(
+            level="item", provider_id=self._provider_pk, lifted_at__isnull=True,
+        ).values_list("item_ref", flat=True) if ref}
+        rows = (qs.annotate(x_partition=F("namespace__partition_key"))
+                .order_by("-updated_at", "-id").values(*self._EXPORT_FIELDS)[:EXPORT_BATCH])
+        return rows, frozen_ns, frozen_items
+
     def export(self, filters: c.ItemFilters, *, scope: c.Scope,
                deadline: float) -> Iterator[c.Item]:
-        cursor: str | None = None
+        _check_filters(filters)
+        # The first batch shares its deadline with the namespace lookup (as a first list page
+        # does); each later batch gets the whole budget again.
+        bound = c.Deadline.of(deadline)
+        with self._bounded(bound):
+            namespaces = list(self._namespaces(scope).values())
+        after: tuple[dt.datetime, uuid.UUID] | None = None
         while True:
-            page = self.list_items(filters, cursor=cursor, limit=c.LIST_MAX_LIMIT, scope=scope,
-                                   deadline=deadline)
-            yield from page.items
-            if page.next_cursor is None:
+            with self._bounded(bound):
+                rows, frozen_ns, frozen_items = self._export_batch(filters, namespaces, after,
+                                                                   withhold_pending=False)
+                batch = [
+                    c.Item(id=str(row["id"]), partition=row["x_partition"], tier=row["tier"],
+                           key=row["key"], source=c.source_label(row["tier"], row["key"]),
+                           content=row["content"], bytes=row["bytes"], revision=row["revision"],
+                           data_subject_id=row["data_subject_id"],
+                           quarantine=row["quarantine_state"],
+                           frozen=(row["namespace_id"] in frozen_ns
+                                   or str(row["id"]) in frozen_items),
+                           created_at=row["created_at"], updated_at=row["updated_at"])
+                    for row in rows.iterator(chunk_size=EXPORT_FETCH)]
+            yield from batch
+            if len(batch) < EXPORT_BATCH:
                 return
-            cursor = page.next_cursor
+            after = (batch[-1].updated_at, uuid.UUID(batch[-1].id))
+            bound = c.Deadline.of(deadline)
+
+    #: One item's export line, written by PostgreSQL from a batch's row ``t``: the bytes of
+    #: ``wire.item_line``. ``to_json`` escapes free text (content, subject, partition) as
+    #: ``json.dumps(ensure_ascii=False)`` does; the id, tier, key and quarantine state are
+    #: quoted as they are, their check constraints leave nothing to escape in them; times are
+    #: ``wire.iso``'s (microseconds only when there are some). The two parameters are the
+    #: frozen namespaces and the frozen items.
+    _LINE_SQL = (
+        "'{\"id\": \"' || t.id::text || '\", \"partition\": ' || to_json(t.x_partition)::text"
+        " || ', \"tier\": \"' || t.tier || '\", \"key\": \"' || t.key || '\", \"source\": \"'"
+        " || CASE WHEN t.tier IN ("
+        + ", ".join(f"'{tier}'" for tier in sorted(c.DOCUMENT_TIERS))
+        + ") THEN t.tier || '.md' ELSE t.tier || '/' || t.key || '.md' END"
+        " || '\", \"content\": ' || to_json(t.content)::text"
+        " || ', \"bytes\": ' || t.bytes::text || ', \"revision\": ' || t.revision::text"
+        " || ', \"dataSubjectId\": ' || coalesce(to_json(t.data_subject_id)::text, 'null')"
+        " || ', \"quarantine\": \"' || t.quarantine_state || '\", \"frozen\": '"
+        " || CASE WHEN t.namespace_id = ANY(%s::uuid[]) OR t.id = ANY(%s::uuid[])"
+        " THEN 'true' ELSE 'false' END"
+        + "".join(
+            f" || ', \"{name}\": \"' || replace(to_char(t.{column} AT TIME ZONE 'UTC', "
+            "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z') || '\"'"
+            for name, column in (("createdAt", "created_at"), ("updatedAt", "updated_at")))
+        + " || '}'"
+    )
+
+    def export_lines(self, filters: c.ItemFilters, *, scope: c.Scope,
+                     deadline: float) -> Iterator[tuple[bytes, int]]:
+        """The export file's share of this store: every matching item that is not pending
+        review, newest first, as JSON Lines (``wire.item_line`` byte for byte), in chunks of
+        (lines, how many). Memory stays bounded by one batch, whatever the total.
+
+        PostgreSQL writes each line (``_LINE_SQL``) and COPYs a batch out; COPY's text format
+        doubles every backslash (a line holds no other character it escapes: ``to_json``
+        escaped them all), so one replace over the chunk gives the lines back."""
+        _check_filters(filters)
+        bound = c.Deadline.of(deadline)  # shared by the lookup and the first batch, as above
+        with self._bounded(bound):
+            namespaces = list(self._namespaces(scope).values())
+        after: tuple[dt.datetime, uuid.UUID] | None = None
+        while True:
+            with self._bounded(bound):
+                rows, frozen_ns, frozen_items = self._export_batch(filters, namespaces, after,
+                                                                   withhold_pending=True)
+                inner, params = rows.query.sql_with_params()
+                statement = (f"COPY (SELECT {self._LINE_SQL} FROM ({inner}) t "  # noqa: S608
+                             "ORDER BY t.updated_at DESC, t.id DESC) TO STDOUT")
+                frozen_ids = [pk for pk in map(_uuid_or_none, frozen_items) if pk is not None]
+                buffer, count = bytearray(), 0
+                raw = connection.connection
+                with raw.cursor() as cursor, cursor.copy(
+                        statement, [list(frozen_ns), frozen_ids, *params]) as copy:
+                    for data in copy:
+                        buffer += data
+                        count += 1
+            if not count:
+                return
+            chunk = bytes(buffer).replace(b"\\\\", b"\\")
+            yield chunk, count
+            if count < EXPORT_BATCH:
+                return
+            last = orjson.loads(chunk[chunk.rindex(b"\n", 0, len(chunk) - 1) + 1:]
+                                if count > 1 else chunk)
+            after = (dt.datetime.fromisoformat(last["updatedAt"]), uuid.UUID(last["id"]))
+            bound = c.Deadline.of(deadline)
 
     # -- agent-side batches, notes and usage (the endpoint's observe, batch tools, notes) ----
     #

@@ -181,15 +181,28 @@ def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
         except c.ProviderError as exc:
             error, status = _provider_error_text(exc), 400 if isinstance(
                 exc, c.InvalidRequest) else 503
+    match_count = None
     if page is not None:
         page = dataclasses.replace(page, items=selectors.shown_items(page.items))
+        match_count = None if request.htmx else _match_count(res, ns, form.filters())
     template = "memory/items.html#rows" if request.htmx and page else "memory/items.html"
     return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, form=form, page=page, error=error,
         row=ws_selectors.namespace_row(user=request.user, namespace=ns),
         freezes=selectors.active_freezes(res, ns),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
-        query=form.query_without_cursor()), status=status)
+        query=form.query_without_cursor(), match_count=match_count), status=status)
+
+
+def _match_count(res: Any, ns: Any, filters: c.ItemFilters) -> selectors.CappedCount | None:
+    """How many items the filters match, capped (None without filters: the namespace's total
+    is on the page already; a provider that cannot count shows as unknown)."""
+    if filters.is_empty():
+        return None
+    try:
+        return selectors.item_count(res.provider, filters, namespace_scope(ns))
+    except c.ProviderError:
+        return selectors.CappedCount(None)
 
 
 def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any, ns: Any,

@@ -1,0 +1,198 @@
+"""Erasing a data subject from the built-in store runs in batches inside PostgreSQL: the same
+rows go (items, their revisions, their quarantine entries), the counters end where a recount
+puts them, frozen items stay untouched, and a call cut short carries on from where it was."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connection, connections
+from django.db.models import Count, Sum
+
+from memadmin.memory import store
+from memadmin.memory.models import MemoryItem, MemoryRevision, NamespaceCounter
+from memadmin.providers import contract as c
+from memadmin.providers.registry import provider_for
+from memadmin.quarantine.models import QuarantineEntry
+
+SUBJECT = "jane@example.com"
+
+
+@pytest.fixture
+def small_batches(monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(store, "ERASE_BATCH", 2)
+
+
+@pytest.fixture
+def world(local_config, namespace, other_namespace):  # type: ignore[no-untyped-def]
+    """Jane's items in two namespaces (some edited, one quarantined, one under an item hold,
+    the second namespace frozen), and someone else's items beside them."""
+    provider = provider_for(local_config)
+    ops = iter(range(10_000))
+    ids: dict[str, str] = {}
+
+    def put(name: str, content: str, ns, subject: str | None = SUBJECT) -> str:  # type: ignore[no-untyped-def]
+        ids[name] = provider.retain("facts", name, content, "replace",
+                                    data_subject_id=subject, operation_id=f"w-{next(ops)}",
+                                    scope=c.Scope.of(ns.partition_key), deadline=30).id
+        return ids[name]
+
+    scope = c.Scope.of(namespace.partition_key)
+    for n in range(7):
+        put(f"jane-{n}", f"Jane fact {n}", namespace)
+    for n in range(3):
+        provider.update_item(ids[f"jane-{n}"], f" edit {n}", "append", expected_revision=1,
+                             operation_id=f"e-{n}", scope=scope, deadline=30)
+    provider.set_quarantine(ids["jane-3"], "pending", scope=scope, deadline=30)
+    put("jane-held", "Jane fact under a hold", namespace)
+    provider.freeze(c.FreezeTarget(level="item", item_id=ids["jane-held"]), kind="legal_hold",
+                    reason="case 7", scope=scope, deadline=30)
+    for n in range(3):
+        put(f"bob-{n}", f"Bob fact {n}", namespace, subject="bob@example.com")
+        put(f"anon-{n}", f"Anonymous fact {n}", namespace, subject=None)
+    put("jane-other-ns", "Jane in the second namespace", other_namespace)
+    put("jane-other-ns-2", "Jane again in the second namespace", other_namespace)
+    provider.freeze(c.FreezeTarget(level="namespace", partition=other_namespace.partition_key),
+                    kind="freeze", reason="moving", scope=c.Scope.of(
+                        other_namespace.partition_key), deadline=30)
+    return {"provider": provider, "ids": ids,
+            "scope": c.Scope((namespace.partition_key, other_namespace.partition_key)),
+            "namespaces": [namespace, other_namespace]}
+
+
+def counters_match_a_recount(namespaces) -> None:  # type: ignore[no-untyped-def]
+    for ns in namespaces:
+        totals = MemoryItem.objects.filter(namespace=ns).aggregate(n=Count("id"), b=Sum("bytes"))
+        counter = NamespaceCounter.objects.get(namespace=ns)
+        assert (counter.items, counter.bytes) == (totals["n"], totals["b"] or 0), ns.slug
+
+
+def forget(world, op: str = "erase-1", **kwargs):  # type: ignore[no-untyped-def]
+    return world["provider"].forget(data_subject_id=SUBJECT, operation_id=op,
+                                    scope=world["scope"], deadline=30, **kwargs)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("small_batches")
+class TestErase:
+    def test_it_removes_the_same_rows_and_keeps_the_counters_exact(self, world) -> None:
+        ids = world["ids"]
+        erased = [ids[f"jane-{n}"] for n in range(7)]
+        assert MemoryRevision.objects.filter(item_id__in=erased).count() == 3
+        assert QuarantineEntry.objects.filter(item_id=ids["jane-3"]).exists()
+        versions = dict(NamespaceCounter.objects.values_list("namespace_id", "version"))
+
+        result = forget(world)
+
+        assert result == c.ForgetResult(removed=7, held=3)
+        assert not MemoryItem.objects.filter(pk__in=erased).exists()
+        assert not MemoryRevision.objects.filter(item_id__in=erased).exists()
+        assert not QuarantineEntry.objects.filter(item_id=ids["jane-3"]).exists()
+        left = set(MemoryItem.objects.values_list("key", flat=True))
+        assert left == {"jane-held", "jane-other-ns", "jane-other-ns-2",
+                        *(f"bob-{n}" for n in range(3)), *(f"anon-{n}" for n in range(3))}
+        counters_match_a_recount(world["namespaces"])
+        first = world["namespaces"][0]
+        assert NamespaceCounter.objects.get(namespace=first).version > versions[first.pk]
+
+    def test_frozen_items_are_not_touched(self, world) -> None:
+        held = MemoryItem.objects.filter(key__in=["jane-held", "jane-other-ns",
+                                                  "jane-other-ns-2"]).order_by("key")
+        before = list(held.values("id", "content", "revision", "updated_at"))
+
+        forget(world)
+
+        assert list(held.values("id", "content", "revision", "updated_at")) == before
+
+    def test_an_override_removes_the_held_items_too(self, world) -> None:
+        result = forget(world, override_hold=True)
+
+        assert result == c.ForgetResult(removed=10, held=0)
+        assert not MemoryItem.objects.filter(data_subject_id=SUBJECT).exists()
+        counters_match_a_recount(world["namespaces"])
+
+    def test_a_replay_answers_the_same_and_removes_nothing_more(self, world) -> None:
+        first = forget(world)
+        world["provider"].retain("facts", "jane-new", "Jane after the erasure", "replace",
+                                 data_subject_id=None, operation_id="new",
+                                 scope=c.Scope.of(world["namespaces"][0].partition_key),
+                                 deadline=30)
+        MemoryItem.objects.filter(key="jane-new").update(data_subject_id=SUBJECT)
+
+        assert forget(world) == first
+        assert MemoryItem.objects.filter(key="jane-new").exists()
+
+    def test_it_is_the_same_in_one_batch(self, world, monkeypatch) -> None:
+        monkeypatch.setattr(store, "ERASE_BATCH", 5_000)
+
+        assert forget(world) == c.ForgetResult(removed=7, held=3)
+        counters_match_a_recount(world["namespaces"])
+
+    def test_it_sends_no_id_lists(self, world) -> None:
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as captured:
+            forget(world)
+        deletes = [q["sql"] for q in captured.captured_queries if "DELETE" in q["sql"]]
+        assert deletes and all(world["ids"]["jane-0"] not in sql for sql in deletes)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("small_batches")
+class TestCutShort:
+    def test_a_call_cut_short_commits_its_batches_and_the_retry_finishes(
+            self, world, monkeypatch) -> None:
+        real = store.LocalProvider._remember_progress
+        calls = {"n": 0}
+
+        def dies_in_the_third_batch(self, scope, op_hash, req_hash, response):  # type: ignore[no-untyped-def]
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise RuntimeError("worker killed")
+            return real(self, scope, op_hash, req_hash, response)
+
+        monkeypatch.setattr(store.LocalProvider, "_remember_progress", dies_in_the_third_batch)
+        with pytest.raises(RuntimeError):
+            forget(world)
+        assert MemoryItem.objects.filter(data_subject_id=SUBJECT).count() == 10 - 4
+        counters_match_a_recount(world["namespaces"])  # each batch moved them with it
+        monkeypatch.setattr(store.LocalProvider, "_remember_progress", real)
+
+        assert forget(world) == c.ForgetResult(removed=7, held=3)
+        assert set(MemoryItem.objects.filter(data_subject_id=SUBJECT)
+                   .values_list("key", flat=True)) == {"jane-held", "jane-other-ns",
+                                                       "jane-other-ns-2"}
+        counters_match_a_recount(world["namespaces"])
+
+    def test_a_row_a_writer_holds_is_waited_for_not_left_behind(self, world) -> None:
+        locked = world["ids"]["jane-5"]
+        taken, release = threading.Event(), threading.Event()
+
+        def writer() -> None:
+            other = connections.create_connection("default")
+            try:
+                with other.cursor() as cursor:
+                    cursor.execute("BEGIN")
+                    cursor.execute("SELECT 1 FROM memory_memoryitem WHERE id = %s FOR UPDATE",
+                                   [locked])
+                    taken.set()
+                    release.wait(10)
+                    time.sleep(0.3)
+                    cursor.execute("COMMIT")
+            finally:
+                other.close()
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        assert taken.wait(10)
+        release.set()
+        try:
+            result = forget(world)
+        finally:
+            thread.join()
+
+        assert result == c.ForgetResult(removed=7, held=3)
+        assert not MemoryItem.objects.filter(pk=locked).exists()
+        counters_match_a_recount(world["namespaces"])
