@@ -1253,6 +1253,19 @@ class LocalProvider(c.Provider):
             freeze = self._frozen_namespaces([namespace]).get(namespace.id)
             if freeze is not None:
                 raise self._frozen_error(freeze)
+            # Personal data and secrets, as every write (``_create``): refused, or secrets
+            # redacted before anything is stored; a redacted entry is scanned as stored.
+            screened = []
+            for index, entry in enumerate(checked):
+                try:
+                    pii = privacy.screen_write(entry.content, namespace.resource)
+                except c.ProviderError as error:
+                    raise type(error)(f"entry {index}: {error.message}",
+                                      {**(error.details or {}), "index": index}) from None
+                if pii.content != entry.content:
+                    checked[index] = dataclasses.replace(entry, content=pii.content)
+                    flagged[index] = scan(pii.content).flagged
+                screened.append(pii)
             limit = namespace.resource.item_max_bytes
             sizes = [len(e.content.encode("utf-8")) for e in checked]
             for index, size in enumerate(sizes):
@@ -1269,8 +1282,9 @@ class LocalProvider(c.Provider):
                            key=f"{e.key_prefix}{secrets.token_hex(8)}", content=e.content,
                            bytes=size, revision=1, data_subject_id=e.data_subject_id,
                            updated_by=actor[:200], created_at=now, updated_at=now,
-                           quarantine_state=screening.state_after(verdict, "clear"))
-                for e, size, verdict in zip(checked, sizes, verdicts, strict=True)
+                           quarantine_state=screening.state_after(verdict, "clear"),
+                           pii_types=pii.types, pii_spans=pii.spans, pii_keys=pii.keys)
+                for e, size, verdict, pii in zip(checked, sizes, verdicts, screened, strict=True)
             ]
             MemoryItem.objects.bulk_create(rows)
             for row, verdict in zip(rows, verdicts, strict=True):

@@ -131,3 +131,29 @@ def test_redaction_covers_items_written_before_detection(api, tool_resource) -> 
     MemoryItem.objects.filter(pk=stored["id"]).update(pii_spans=None, pii_types=[])
     set_policy(tool_resource, pii_policy="redact_on_recall")
     assert "Old note: [email]" in api.agent("recall", input={"text": "note"})["text"]
+
+
+# -- batch writes and observed turns take the same path --------------------------------------
+
+
+def test_a_batch_redacts_secrets_and_labels_personal_data(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+    answer = api.agent("tool", tool="remember", batch=[
+        {"fact": f"Deploy key {AWS_KEY} for the staging bucket."},
+        {"fact": f"Ana's mail is {CANARY_EMAIL}."}])
+    ids = [entry["id"] for entry in answer["result"]["items"]]
+    key_item, mail_item = (MemoryItem.objects.get(pk=pk) for pk in ids)
+    assert key_item.content == "Deploy key [api_key] for the staging bucket."
+    assert key_item.pii_types == ["api_key"]
+    assert mail_item.pii_types == ["email"] and mail_item.pii_keys
+    observed = api.agent("observe", turns=[{"role": "user", "text": f"my key is {AWS_KEY}"}])
+    assert observed["stored"] == 1
+    assert AWS_KEY not in everything_stored()
+
+
+def test_a_batch_on_a_refusing_resource_is_refused_whole(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+    set_policy(tool_resource, pii_policy="refuse")
+    with api.unchanged(audit=False):
+        error = api.agent("tool", 400, "invalid_request", tool="remember", batch=[
+            {"fact": "nothing personal"}, {"fact": f"card {CANARY_CARD}"}])
+    assert error["details"]["index"] == 1 and error["details"]["types"] == ["card"]
+    assert CANARY_CARD not in json.dumps(error)
