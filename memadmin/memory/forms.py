@@ -38,6 +38,7 @@ class AgentTokenForm(forms.Form):
 
 
 TIER_CHOICES = [("", "any tier")] + [(t, t) for t in c.TIERS]
+ORDER_CHOICES = [("", "last updated"), ("key", "key (A to Z)"), ("size", "size (largest first)")]
 
 
 class ItemFilterForm(forms.Form):
@@ -45,7 +46,9 @@ class ItemFilterForm(forms.Form):
 
     q = forms.CharField(required=False, max_length=1024, label="Search")
     tier = forms.ChoiceField(required=False, choices=TIER_CHOICES)
-    key = forms.CharField(required=False, max_length=128)
+    key = forms.CharField(required=False, max_length=128, label="Key starts with",
+                          help_text="The start of a key: 2026-05 finds May's daily notes, "
+                                    "alice a peer's slug; the whole key finds one item.")
     subject = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
                               label="Data subject")
     frozen = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "frozen"),
@@ -54,6 +57,7 @@ class ItemFilterForm(forms.Form):
         (s, s) for s in c.QUARANTINE_STATES])
     since = forms.DateField(required=False, label="Updated since",
                             widget=forms.DateInput(attrs={"type": "date"}))
+    order = forms.ChoiceField(required=False, label="Sort by", choices=ORDER_CHOICES)
     cursor = forms.CharField(required=False, max_length=c.MAX_ID_BYTES,
                              widget=forms.HiddenInput)
     # The subject filter as it travels in URLs: an opaque, short-lived token (never the id).
@@ -82,12 +86,21 @@ class ItemFilterForm(forms.Form):
                     self.add_error(name, exc.message)
         return data
 
+    #: Fields laid out apart from the row of filters (the search box, the order, hidden ones).
+    NOT_IN_ROW = frozenset({"q", "order", "cursor", "subject_ref"})
+
+    def filter_row(self) -> list[forms.BoundField]:
+        """The filters shown side by side, in declaration order: a field added to this form
+        (or by a subclass) appears on the page, in links and in confirmations by itself."""
+        return [self[name] for name in self.fields if name not in self.NOT_IN_ROW]
+
     def filters(self) -> c.ItemFilters:
         data = self.cleaned_data
         since = data.get("since")
         return c.ItemFilters(
             q=data.get("q") or None, tier=data.get("tier") or None,
-            key=data.get("key") or None, subject=data.get("subject") or None,
+            key_prefix=data.get("key") or None, subject=data.get("subject") or None,
+            order=data.get("order") or None,
             frozen={"yes": True, "no": False}.get(data.get("frozen") or ""),
             quarantine=data.get("quarantine") or None,
             updated_since=dt.datetime.combine(since, dt.time.min, tzinfo=dt.UTC)
@@ -96,7 +109,8 @@ class ItemFilterForm(forms.Form):
 
     def query_without_cursor(self) -> str:
         """The filters for a link: a subject travels as ``subject_ref``, never in clear."""
-        params = {k: v for k, v in self.data.items() if k != "cursor" and v}
+        params = {k: v for k, v in self.data.items()
+                  if k in self.fields and k != "cursor" and v}
         if params.get("subject"):
             params["subject_ref"] = subject_ref(params.pop("subject"))
         return urlencode(params)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -167,3 +168,85 @@ def parse_since(value: str) -> dt.datetime | None:
     except ValueError:
         return None
     return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+
+
+# -- the item list: its total and the search match in each preview ------------------------------
+
+#: Totals above this show as "10,000+": the page says how much matched without a user waiting
+#: on an exact count of a million rows.
+TOTAL_CAP = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class Total:
+    """How many items match a list's filters, as the page says it."""
+
+    value: int | None  # None: the provider cannot tell (or did not answer)
+    cap: int = TOTAL_CAP
+
+    @property
+    def capped(self) -> bool:
+        return self.value is not None and self.value > self.cap
+
+    def __str__(self) -> str:
+        if self.value is None:
+            return "an unknown number of"
+        return f"{self.cap:,}+" if self.capped else f"{self.value:,}"
+
+
+def matching_total(config: ProviderConfig, filters: c.ItemFilters, scope: c.Scope,
+                   namespace_items: int | None = None) -> Total:
+    """The total of a filtered list. Without filters it is the namespace's counter (exact,
+    no scan); with filters the provider counts (``None`` when it cannot, or fails: the list
+    itself reports a failing provider)."""
+    if filters.is_empty() and namespace_items is not None:
+        return Total(namespace_items, TOTAL_CAP)
+    try:
+        return Total(provider_for(config).count(filters, scope=scope,
+                                                deadline=deadline_of(config)), TOTAL_CAP)
+    except c.ProviderError:
+        return Total(None, TOTAL_CAP)
+
+
+PREVIEW_CHARS = 120
+_SUFFIXES = ("ies", "es", "ing", "ed", "s")
+
+
+def _stem(term: str) -> str:
+    """A search term's stem, roughly as full-text search matches it ("memories" finds
+    "memory", "running" finds "run")."""
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)]
+    return term
+
+
+def highlighted(content: str, query: str | None,
+                width: int = PREVIEW_CHARS) -> list[tuple[str, bool]]:
+    """The preview of ``content`` as (text, is_match) parts: a window of ``width`` characters
+    around the first word the search matched, the words matching it marked. The parts are
+    plain text (the template escapes each; nothing here is markup)."""
+    terms = sorted({_stem(t.lower()) for t in re.findall(r"\w+", query or "")
+                    if t.lower() not in {"or", "and", "not"}}, key=len, reverse=True)
+    pattern = (re.compile(r"\b(?:" + "|".join(re.escape(t) for t in terms) + r")\w*",
+                          re.IGNORECASE) if terms else None)
+    first = pattern.search(content) if pattern else None
+    start = max(0, first.start() - width // 4) if first else 0
+    window = content[start:start + width]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(content) else ""
+    if pattern is None:
+        return [(prefix + window + suffix, False)] if window else []
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for match in pattern.finditer(window):
+        if match.start() > at:
+            parts.append((window[at:match.start()], False))
+        parts.append((match.group(), True))
+        at = match.end()
+    parts.append((window[at:], False))
+    if prefix:
+        parts.insert(0, (prefix, False))
+    if suffix:
+        parts.append((suffix, False))
+    return [(text, marked) for text, marked in parts if text]

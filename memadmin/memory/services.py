@@ -103,7 +103,9 @@ def memory_items_delete(*, actor: Actor, namespace: Namespace, ids: Sequence[str
 def filters_for_audit(filters: c.ItemFilters | None) -> dict[str, object] | None:
     if filters is None:
         return None
-    data = {k: v for k, v in dataclasses.asdict(filters).items() if v is not None}
+    # The order of a list is not a filter: what a delete or an export covers ignores it.
+    data = {k: v for k, v in dataclasses.asdict(filters).items()
+            if v is not None and k != "order"}
     # A subject filter is recorded as "present", never as the clear id.
     if "subject" in data:
         data["subject"] = "(set)"

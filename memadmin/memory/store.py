@@ -24,7 +24,7 @@ from typing import Any
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Collate
 from django.utils import timezone
 
 from memadmin.gdpr.models import Tombstone
@@ -101,23 +101,58 @@ def snippet_for(content: str, query: str) -> str:
     return content[start:start + limit]
 
 
-def _encode_cursor(item: MemoryItem) -> str:
-    raw = json.dumps({"u": item.updated_at.isoformat(), "i": str(item.id)}).encode()
+def _encode_cursor(item: MemoryItem, order: str = "updated") -> str:
+    """The keyset position of ``item`` in ``order`` (a cursor is valid for that order only)."""
+    if order == "key":
+        data: dict[str, Any] = {"o": "key", "k": item.key, "i": str(item.id)}
+    elif order == "size":
+        data = {"o": "size", "b": item.bytes, "i": str(item.id)}
+    else:
+        data = {"u": item.updated_at.isoformat(), "i": str(item.id)}
+    raw = json.dumps(data).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str) -> tuple[dt.datetime, uuid.UUID]:
+def _decode_cursor(cursor: str, order: str = "updated") -> tuple[Any, uuid.UUID]:
+    """(sort value, item id) of a cursor made for ``order``; InvalidRequest otherwise."""
     c.check_id(cursor, field="cursor")
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-        updated = dt.datetime.fromisoformat(data["u"])
-        if updated.tzinfo is None:
-            raise ValueError("naive time")
-        return updated, uuid.UUID(data["i"])
+        if data.get("o", "updated") != order:
+            raise ValueError("a cursor of another order")
+        value: Any
+        if order == "key":
+            value = data["k"]
+            if not isinstance(value, str):
+                raise ValueError("key")
+            c.check_id(value, field="cursor")
+        elif order == "size":
+            value = data["b"]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError("bytes")
+        else:
+            value = dt.datetime.fromisoformat(data["u"])
+            if value.tzinfo is None:
+                raise ValueError("naive time")
+        return value, uuid.UUID(data["i"])
     except (ValueError, KeyError, TypeError, AttributeError, binascii.Error,
-            UnicodeEncodeError):
+            UnicodeEncodeError, c.InvalidRequest):
         raise c.InvalidRequest("malformed cursor") from None
+
+
+def _key_prefix_range(prefix: str) -> Q:
+    """``key`` starts with ``prefix``, written so the ``(namespace, key COLLATE "C")`` index
+    answers it: a range on the code-point-ordered key (the next prefix is the last character
+    plus one) and the exact test (which the range alone approximates)."""
+    q = Q(key_c__startswith=prefix)
+    if prefix:
+        last = ord(prefix[-1]) + 1
+        if 0xD800 <= last <= 0xDFFF:
+            last = 0xE000  # PostgreSQL text holds no surrogates
+        if last <= 0x10FFFF:
+            q &= Q(key_c__gte=prefix, key_c__lt=prefix[:-1] + chr(last))
+    return q
 
 
 def _parse_item_id(item_id: str) -> uuid.UUID | None:
@@ -666,6 +701,10 @@ class LocalProvider(c.Provider):
         if filters.key is not None:
             c.check_id(filters.key, field="key")
             qs = qs.filter(key=filters.key)
+        c.check_list_filters(filters)
+        if filters.key_prefix:
+            qs = qs.annotate(key_c=Collate("key", "C")).filter(
+                _key_prefix_range(filters.key_prefix))
         if filters.subject is not None:
             qs = qs.filter(data_subject_id=c.check_subject(filters.subject))
         if filters.quarantine is not None:
@@ -692,21 +731,36 @@ class LocalProvider(c.Provider):
         qs = self._apply_filters(
             MemoryItem.objects.filter(namespace__in=ns_list), filters, ns_list
         )
-        if cursor:
-            updated, pk = _decode_cursor(cursor)
-            # The redundant ``updated_at <= u`` is the index range: the OR alone is only a
-            # filter, and the scan would walk every newer row first (like an OFFSET).
-            qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, id__lt=pk),
-                           updated_at__lte=updated)
+        order = filters.order or "updated"
+        # Each order is a keyset over its own index (memoryitem_keyset, _key_order,
+        # _size_order); the redundant bound (``<= value``) is the index range: the OR alone is
+        # only a filter, and the scan would walk every earlier row first (like an OFFSET).
+        if order == "key":
+            qs = qs.annotate(key_c=Collate("key", "C"))
+            if cursor:
+                key, pk = _decode_cursor(cursor, order)
+                qs = qs.filter(Q(key_c__gt=key) | Q(key_c=key, id__gt=pk), key_c__gte=key)
+            ordering: tuple[str, ...] = ("key_c", "id")
+        elif order == "size":
+            if cursor:
+                size, pk = _decode_cursor(cursor, order)
+                qs = qs.filter(Q(bytes__lt=size) | Q(bytes=size, id__lt=pk), bytes__lte=size)
+            ordering = ("-bytes", "-id")
+        else:
+            if cursor:
+                updated, pk = _decode_cursor(cursor, order)
+                qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, id__lt=pk),
+                               updated_at__lte=updated)
+            ordering = ("-updated_at", "-id")
         rows = list(qs.annotate(item_frozen=self._item_freeze_exists())
-                    .order_by("-updated_at", "-id")[: limit + 1])
+                    .order_by(*ordering)[: limit + 1])
         by_id = {ns.id: ns for ns in ns_list}
         frozen_ns = self._frozen_namespaces(ns_list)
         items = []
         for row in rows[:limit]:
             row.namespace = by_id[row.namespace_id]
             items.append(_to_item(row, row.item_frozen or row.namespace_id in frozen_ns))
-        next_cursor = _encode_cursor(rows[limit - 1]) if len(rows) > limit else None
+        next_cursor = _encode_cursor(rows[limit - 1], order) if len(rows) > limit else None
         return c.ItemPage(items=items, next_cursor=next_cursor)
 
     def list_items(

@@ -180,13 +180,19 @@ def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
         except c.ProviderError as exc:
             error, status = _provider_error_text(exc), 400 if isinstance(
                 exc, c.InvalidRequest) else 503
+    row = ws_selectors.namespace_row(user=request.user, namespace=ns)
+    rows, total = [], None
     if page is not None:
         page = dataclasses.replace(page, items=selectors.shown_items(page.items))
+        q = form.cleaned_data.get("q")
+        rows = [(item, selectors.highlighted(item.content, q)) for item in page.items]
+        if not request.htmx:  # "Load more" pages do not recount
+            total = selectors.matching_total(res.provider, form.filters(), namespace_scope(ns),
+                                             namespace_items=row.items)
     template = "memory/items.html#rows" if request.htmx and page else "memory/items.html"
     return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, form=form, page=page, error=error,
-        row=ws_selectors.namespace_row(user=request.user, namespace=ns),
-        freezes=selectors.active_freezes(res, ns),
+        rows=rows, total=total, row=row, freezes=selectors.active_freezes(res, ns),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
         query=form.query_without_cursor()), status=status)
 
@@ -387,14 +393,22 @@ def lift(request: AuthenticatedHttpRequest, slug: str, resource: str,
 @login_required
 def items_delete(request: AuthenticatedHttpRequest, slug: str, resource: str,
                  namespace: str) -> HttpResponse:
-    """Delete a selection: first a confirmation stating the exact count, then the deletion."""
+    """Delete a selection: first a confirmation stating the exact count, then the deletion.
+    "All N matching" selected on the list posts the filters instead of ids (``scope=matching``):
+    that is the filter-wide delete, a job, whatever the number."""
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    if request.POST.get("scope") == "matching":
+        return _delete_matching(request, workspace, res, ns)
     # Checkboxes send one id each; the confirmation sends them comma-joined.
     ids = [part for value in request.POST.getlist("ids") for part in value.split(",")]
     ids = list(dict.fromkeys(i for i in ids if i and len(i) <= c.MAX_ID_BYTES))[:10_000]
     if not ids:
         messages.error(request, "Select the items to delete first.")
-        return redirect("memory:items", workspace.slug, res.slug, ns.slug)
+        # Back to the same filtered list (the filters travel beside the checkboxes).
+        filters = forms.ItemFilterForm(request.POST)
+        query = filters.query_without_cursor() if filters.is_valid() else ""
+        url = reverse("memory:items", args=[workspace.slug, res.slug, ns.slug])
+        return redirect(url + (f"?{query}" if query else ""))
     if request.POST.get("confirm") != "yes":
         return render(request, "memory/delete_confirm.html", ws_context(
             request, workspace, resource=res, namespace=ns, ids=ids, count=len(ids)))
@@ -540,6 +554,11 @@ def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource
     """Delete everything matching the filters: a confirmation stating the exact count (or, when
     the provider cannot count, asking for the word DELETE), then a job."""
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    return _delete_matching(request, workspace, res, ns)
+
+
+def _delete_matching(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
+                     ns: Any) -> HttpResponse:
     filter_form = forms.ItemFilterForm(request.POST)
     if not filter_form.is_valid():
         return HttpResponse("invalid filters", status=400, content_type="text/plain")
@@ -551,8 +570,10 @@ def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource
         messages.error(request, _provider_error_text(exc))
         return redirect("memory:items", workspace.slug, res.slug, ns.slug)
     confirming = request.POST.get("confirm") == "yes"
+    # Items unticked on the list while "all matching" was selected are kept.
+    keep = ",".join(i for i in request.POST.getlist("keep") if i and len(i) <= c.MAX_ID_BYTES)
     form = forms.BulkDeleteForm(request.POST if confirming else None,
-                                initial={"expected": count})
+                                initial={"expected": count, "exclude": keep})
     notice, status = None, 200
     if confirming:
         if not form.is_valid():

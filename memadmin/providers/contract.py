@@ -42,6 +42,9 @@ MAX_ID_BYTES = 1_024
 MAX_QUERY_BYTES = 1_024
 MAX_SUBJECT_ID_CHARS = 256
 LIST_MAX_LIMIT = 500
+#: The orders of ``list_items``: newest first (the default), key A to Z (code point order),
+#: largest first; ties by item id.
+LIST_ORDERS = ("updated", "key", "size")
 
 #: Every wire operation. ``capabilities()`` answers a subset, plus ``idempotent_writes`` when the
 #: provider deduplicates writes by operation id.
@@ -331,9 +334,15 @@ class ItemFilters:
     #: does not know when an item was created counts from when memadmin first saw it (the
     #: ``created_at`` it reports: never older than the item is).
     created_before: dt.datetime | None = None
+    #: Items whose key starts with this text (the item list's key filter; ``key`` is exact).
+    key_prefix: str | None = None
+    #: How ``list_items`` orders a page: one of ``LIST_ORDERS`` (None: ``updated``). Not a
+    #: filter: ``count``, ``export`` and ``delete_items`` ignore it.
+    order: str | None = None
 
     def is_empty(self) -> bool:
-        return all(getattr(self, f.name) is None for f in dataclasses.fields(self))
+        return all(getattr(self, f.name) is None for f in dataclasses.fields(self)
+                   if f.name != "order")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -461,8 +470,9 @@ class Provider(abc.ABC):
         self, filters: ItemFilters, *, cursor: str | None = None, limit: int = 50,
         scope: Scope, deadline: float,
     ) -> ItemPage:
-        """A page of items, newest first, and the cursor of the next page (keyset, stable under
-        concurrent writes). Raises InvalidRequest for a malformed cursor or filter."""
+        """A page of items in ``filters.order`` (newest first unless asked otherwise), and the
+        cursor of the next page (keyset, stable under concurrent writes; valid for that order
+        only). Raises InvalidRequest for a malformed cursor, filter or order."""
 
     @abc.abstractmethod
     def count(self, filters: ItemFilters, *, scope: Scope, deadline: float) -> int | None:
@@ -548,6 +558,14 @@ _CONTROL_CHARACTERS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 TIME_FILTERS: tuple[str, ...] = ("updated_since", "updated_before", "created_before")
+
+
+def check_list_filters(filters: ItemFilters) -> None:
+    """Refuse an unknown order or a key prefix no key could have."""
+    if filters.order is not None and filters.order not in LIST_ORDERS:
+        raise InvalidRequest(f"order must be one of {', '.join(LIST_ORDERS)}")
+    if filters.key_prefix is not None:
+        check_id(filters.key_prefix, field="keyPrefix")
 
 
 def check_time_filters(filters: ItemFilters) -> None:

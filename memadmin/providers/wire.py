@@ -74,7 +74,8 @@ def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
     c.check_time_filters(filters)
     out: dict[str, Any] = {}
     for name, key in (("q", "q"), ("tier", "tier"), ("key", "key"), ("subject", "subject"),
-                      ("frozen", "frozen"), ("quarantine", "quarantine")):
+                      ("frozen", "frozen"), ("quarantine", "quarantine"),
+                      ("key_prefix", "keyPrefix"), ("order", "order")):
         value = getattr(filters, name)
         if value is not None:
             out[key] = value
@@ -183,7 +184,7 @@ def obj(value: Any, name: str) -> dict[str, Any]:
 def filters_from_wire(data: Any) -> c.ItemFilters:
     data = obj(data if data is not None else {}, "filters")
     known = {"q", "tier", "key", "subject", "frozen", "quarantine", "updatedSince",
-             "updatedBefore", "createdBefore"}
+             "updatedBefore", "createdBefore", "keyPrefix", "order"}
     unknown = set(data) - known
     if unknown:
         raise c.InvalidRequest(f"unknown filters: {', '.join(sorted(unknown))}")
@@ -198,6 +199,8 @@ def filters_from_wire(data: Any) -> c.ItemFilters:
         updated_since=parse_time(since, "updatedSince") if since is not None else None,
         updated_before=parse_time(before, "updatedBefore") if before is not None else None,
         created_before=parse_time(created, "createdBefore") if created is not None else None,
+        key_prefix=field(data, "keyPrefix", str, required=False),
+        order=field(data, "order", str, required=False),
     )
 
 
