@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.http import QueryDict
 
+from memadmin.lib.textinput import VisibleCharField
 from memadmin.memory.models import (
     RETENTION_ACTIONS,
     RETENTION_MAX_DAYS,
@@ -144,7 +145,7 @@ class ItemEditForm(forms.Form):
 class FreezeForm(forms.Form):
     kind = forms.ChoiceField(choices=[("freeze", "Freeze (owner)"),
                                       ("legal_hold", "Legal hold (compliance)")])
-    reason = forms.CharField(max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
+    reason = VisibleCharField(max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
 
 
 class LiftForm(forms.Form):

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
+from memadmin.lib.textinput import visible_strip
 from memadmin.memory.models import AgentToken, Freeze
 from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for, resource_scope
@@ -175,7 +176,7 @@ def memory_freeze_place(*, actor: Actor, subject: FreezeSubject, kind: str,
     own), and for a resource with no namespace to name yet, the service records it.
     """
     _check_freeze_kind(kind)
-    reason = c.check_text(reason, field="reason", max_bytes=1000).strip()
+    reason = visible_strip(c.check_text(reason, field="reason", max_bytes=1000))
     if not reason:
         raise ValidationError("a reason is required")
     workspace: Workspace = subject.resource.workspace
