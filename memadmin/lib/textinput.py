@@ -106,6 +106,6 @@ class VisibleCharField(forms.CharField):
     """A CharField whose stripping also removes invisible characters (``visible_strip``): a
     required field left "blank" with zero-width spaces is refused like one left with spaces."""
 
-    def to_python(self, value: Any) -> str:
+    def to_python(self, value: Any) -> str | None:
         text = super().to_python(value)
-        return visible_strip(text) if self.strip and text else text
+        return visible_strip(text) if self.strip and isinstance(text, str) else text
