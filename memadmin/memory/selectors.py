@@ -97,6 +97,41 @@ def revision_diff(old: str, new: str) -> list[DiffLine]:
     return lines
 
 
+@dataclasses.dataclass(frozen=True)
+class MergeView:
+    """The current version beside the editor's text after a conflict: every line of theirs,
+    those not in yours marked, and how many of your lines theirs lacks (so nothing of either
+    side goes unseen)."""
+
+    lines: list[DiffLine]  # kind "same" or "theirs"
+    theirs_only: int
+    yours_only: int
+
+
+def merge_view(yours: str, theirs: str) -> MergeView:
+    mine, other = yours.splitlines(), theirs.splitlines()
+    lines: list[DiffLine] = []
+    yours_only = 0
+    matcher = difflib.SequenceMatcher(a=mine, b=other, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            lines.extend(DiffLine("same", line) for line in other[j1:j2])
+        else:
+            lines.extend(DiffLine("theirs", line) for line in other[j1:j2])
+            yours_only += i2 - i1
+    return MergeView(lines, sum(1 for line in lines if line.kind == "theirs"), yours_only)
+
+
+def default_comparison(revisions: list[int]) -> tuple[str, str]:
+    """What the diff form compares when nothing was chosen: the newest revision with its
+    predecessor (a single revision: with itself)."""
+    ordered = sorted(revisions)
+    if not ordered:
+        return "", ""
+    newest = ordered[-1]
+    return str(ordered[-2] if len(ordered) > 1 else newest), str(newest)
+
+
 @dataclasses.dataclass
 class ProviderResults:
     config: ProviderConfig

@@ -132,11 +132,41 @@ def _target(request: AuthenticatedHttpRequest, slug: str, resource: str, namespa
     return workspace, res, ns
 
 
+def _when(value: Any) -> str:
+    """A time for a sentence: "1 Dec 2026 at 07:25 UTC"."""
+    import datetime as dt
+
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return value[:16]
+    if not isinstance(value, dt.datetime):
+        return ""
+    value = value.astimezone(dt.UTC)
+    return f"{value.day} {value:%b %Y} at {value:%H:%M} UTC"
+
+
+def _freeze_sentence(kind: str | None, by: Any, at: Any, reason: Any) -> str:
+    what = "put it on legal hold" if kind == "legal_hold" else "froze it"
+    return f"{by or 'Someone'} {what} on {_when(at)}, because: “{reason}”."
+
+
+def _frozen_sentence(res: Any, ns: Any, item: c.Item) -> str:
+    """Who froze the item (or what holds it), when and why, in plain words; empty if free."""
+    if not item.frozen:
+        return ""
+    for freeze in reversed(selectors.active_freezes(res, ns, item.id)):
+        return _freeze_sentence(freeze.kind, freeze.created_by_label, freeze.created_at,
+                                freeze.reason)
+    return "It is frozen in the store."
+
+
 def _provider_error_text(error: c.ProviderError) -> str:
     if isinstance(error, c.Frozen) and error.details:
         d = error.details
-        what = "on legal hold" if d.get("kind") == "legal_hold" else "frozen"
-        return f"It is {what} (by {d.get('by')}, {d.get('at', '')[:16]}): {d.get('reason')}"
+        return (f"Nothing was saved: {_freeze_sentence(d.get('kind'), d.get('by'), d.get('at'), d.get('reason'))}"
+                " Writes are refused until it is lifted.")
     if isinstance(error, c.Timeout):
         return "The provider did not answer in time. Nothing was changed; try again."
     if isinstance(error, c.Unsupported):
@@ -205,7 +235,14 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
     revisions = {r.revision: r for r in detail.revisions}
     diff, diff_withheld = None, False
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
-    if _whole(a) in revisions and _whole(b) in revisions:
+    if _whole(b) in revisions and _whole(a) not in revisions:
+        # Only "with" chosen: compare it with its predecessor.
+        earlier = [n for n in revisions if n < int(b)]
+        a = str(max(earlier)) if earlier else b
+    chosen = _whole(a) in revisions and _whole(b) in revisions
+    if not chosen:
+        a, b = selectors.default_comparison(list(revisions))
+    if chosen:
         if withheld & {int(a), int(b)}:
             diff_withheld = True  # a quarantined version is compared only in the review queue
         else:
@@ -217,6 +254,7 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
     return ws_context(
         request, workspace, resource=res, namespace=ns, detail=detail, item=detail.item,
         revisions=list(reversed(detail.revisions)), diff=diff, diff_a=a, diff_b=b,
+        freeze_text=_frozen_sentence(res, ns, detail.item),
         diff_withheld=diff_withheld, withheld=withheld,
         quarantine=quarantine, freezes=selectors.active_freezes(res, ns, detail.item.id),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
@@ -284,10 +322,20 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
         else:
             status = 400
+    extra: dict[str, Any] = {}
+    if conflict is not None:
+        shown, withheld = selectors.shown_detail(detail)
+        latest = shown.revisions[-1] if shown.revisions else None
+        extra = {"conflict_by": latest.actor if latest else "",
+                 "merge": selectors.merge_view(form.cleaned_data.get("content") or "",
+                                               conflict.content),
+                 # The item page's revision table is swapped in beside the editor (htmx).
+                 "revisions": list(reversed(shown.revisions)), "withheld": withheld,
+                 "can_edit": True}
     template = "memory/edit.html#editor" if request.htmx else "memory/edit.html"
     return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, item=detail.item, form=form,
-        conflict=conflict, limit=res.item_max_bytes), status=status)
+        conflict=conflict, limit=res.item_max_bytes, **extra), status=status)
 
 
 @require_POST
