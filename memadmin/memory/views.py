@@ -165,8 +165,8 @@ def _frozen_sentence(res: Any, ns: Any, item: c.Item) -> str:
 def _provider_error_text(error: c.ProviderError) -> str:
     if isinstance(error, c.Frozen) and error.details:
         d = error.details
-        return (f"Nothing was saved: {_freeze_sentence(d.get('kind'), d.get('by'), d.get('at'), d.get('reason'))}"
-                " Writes are refused until it is lifted.")
+        said = _freeze_sentence(d.get("kind"), d.get("by"), d.get("at"), d.get("reason"))
+        return f"Nothing was saved: {said} Writes are refused until it is lifted."
     if isinstance(error, c.Timeout):
         return "The provider did not answer in time. Nothing was changed; try again."
     if isinstance(error, c.Unsupported):
