@@ -262,13 +262,20 @@ def _tool(request: Request, provider: c.Provider, scope: c.Scope,
     return {"result": result}
 
 
+def _expiry_kw(body: dict[str, Any]) -> dict[str, Any]:
+    """``expires_at`` only when the body sets it (providers without per-item expiry then
+    answer ``unsupported``; without it they are called as before)."""
+    value = wire.expiry_from_wire(body)
+    return {} if value is c.KEEP else {"expires_at": value}
+
+
 def _retain(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     result = provider.retain(
         wire.field(body, "tier", str), wire.field(body, "key", str, required=False, default=""),
         wire.field(body, "content", str), wire.field(body, "mode", str),
         data_subject_id=wire.field(body, "dataSubjectId", str, required=False),
-        **_write_kw(request, scope))
+        **_expiry_kw(body), **_write_kw(request, scope))
     return wire.write_result_to_wire(result)
 
 
@@ -306,7 +313,8 @@ def _update(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
     result = provider.update_item(
         str(_text_field(body, "id")), wire.field(body, "content", str),
         wire.field(body, "mode", str),
-        expected_revision=wire.field(body, "expectedRevision", int), **_write_kw(request, scope))
+        expected_revision=wire.field(body, "expectedRevision", int), **_expiry_kw(body),
+        **_write_kw(request, scope))
     return wire.write_result_to_wire(result)
 
 

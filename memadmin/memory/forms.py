@@ -140,6 +140,16 @@ class ItemEditForm(forms.Form):
     mode = forms.ChoiceField(choices=[("replace", "Replace the content"),
                                       ("append", "Append to the content")], initial="replace")
     expected_revision = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    expires_at = forms.DateTimeField(
+        required=False, label="Expires (UTC)",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="Empty: it never expires. Once past, the retention duty deletes it "
+                  "(unless it is frozen or on legal hold).")
+
+    def clean_expires_at(self) -> dt.datetime | None:
+        value = self.cleaned_data.get("expires_at")
+        # The field is labelled UTC whatever the server's time zone.
+        return value.replace(tzinfo=dt.UTC) if value is not None else None
 
 
 class FreezeForm(forms.Form):

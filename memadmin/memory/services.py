@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -40,19 +41,24 @@ def new_operation_id() -> str:
 
 
 def memory_item_update(*, actor: Actor, namespace: Namespace, item_id: str, content: str,
-                       mode: str, expected_revision: int) -> c.RetainResult:
-    """Save an edit made against ``expected_revision``; a stale one raises ``Conflict``."""
+                       mode: str, expected_revision: int,
+                       expires_at: Any = c.KEEP) -> c.RetainResult:
+    """Save an edit made against ``expected_revision``; a stale one raises ``Conflict``.
+    ``expires_at``: the item's new expiry (None: never), or KEEP."""
+    expiry = {} if expires_at is c.KEEP else {"expires_at": expires_at}
     with transaction.atomic():
         result = _provider(namespace).update_item(
             item_id, content, mode, expected_revision=expected_revision,
             operation_id=new_operation_id(), actor=actor.label,
-            scope=namespace_scope(namespace), deadline=_deadline(namespace),
+            scope=namespace_scope(namespace), deadline=_deadline(namespace), **expiry,
         )
         audit_event_create(
             workspace=namespace.resource.workspace, actor=actor, action="memory.edit",
             target_type="item", target_id=item_id,
             data={"namespace": str(namespace.pk), "mode": mode, "from_revision": expected_revision,
-                  "to_revision": result.revision, "bytes": result.bytes},
+                  "to_revision": result.revision, "bytes": result.bytes,
+                  **({"expires_at": expires_at.isoformat() if expires_at else None}
+                     if expires_at is not c.KEEP else {})},
         )
     return result
 

@@ -187,8 +187,21 @@ def _to_item(row: MemoryItem, frozen: bool) -> c.Item:
         source=c.source_label(row.tier, row.key), content=row.content, bytes=row.bytes,
         revision=row.revision, data_subject_id=row.data_subject_id,
         quarantine=row.quarantine_state, frozen=frozen, created_at=row.created_at,
-        updated_at=row.updated_at,
+        updated_at=row.updated_at, expires_at=row.expires_at,
     )
+
+
+def _expiry_request(expires_at: Any) -> dict[str, Any]:
+    """The expiry as part of a write's request (so a replay with another expiry mismatches)."""
+    if expires_at is c.KEEP:
+        return {}
+    return {"expires": expires_at.isoformat() if expires_at is not None else None}
+
+
+def _set_expiry(result: c.RetainResult, expires_at: Any) -> None:
+    """Set (or clear) the item's own expiry in the write's transaction."""
+    if expires_at is not c.KEEP:
+        MemoryItem.objects.filter(pk=result.id).update(expires_at=expires_at)
 
 
 def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
@@ -367,15 +380,17 @@ class LocalProvider(c.Provider):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
         partition = scope.single()
         c.check_mode(mode)
+        expires_at = c.check_expiry(expires_at)
         c.check_operation_id(operation_id)
         c.check_text(content, field="content")
         subject = c.check_subject(data_subject_id)
         key = key if tier == "facts" and not key else c.normalise_key(tier, key)
         request = {"op": "retain", "tier": tier, "key": key, "content": content, "mode": mode,
-                   "subject": subject}
+                   "subject": subject, **_expiry_request(expires_at)}
         with self._bounded(deadline):
             namespace = self._namespaces(scope)[partition]
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
@@ -400,6 +415,7 @@ class LocalProvider(c.Provider):
                         raise
             if item is not None:
                 result = self._change(namespace, item, content, mode, subject, actor, None)
+            _set_expiry(result, expires_at)
             self._remember(scope, op_hash, req_hash, result.to_dict())
         return result
 
@@ -482,14 +498,16 @@ class LocalProvider(c.Provider):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
         c.check_mode(mode)
         c.check_operation_id(operation_id)
         c.check_text(content, field="content")
+        expires_at = c.check_expiry(expires_at)
         if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
             raise c.InvalidRequest("expected_revision must be a whole number")
         request = {"op": "update", "id": item_id, "content": content, "mode": mode,
-                   "expected": expected_revision}
+                   "expected": expected_revision, **_expiry_request(expires_at)}
         with self._bounded(deadline):
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
@@ -499,6 +517,7 @@ class LocalProvider(c.Provider):
             if freeze is not None:
                 raise self._frozen_error(freeze)
             result = self._change(namespace, item, content, mode, None, actor, expected_revision)
+            _set_expiry(result, expires_at)
             self._remember(scope, op_hash, req_hash, result.to_dict())
         return result
 
@@ -718,6 +737,8 @@ class LocalProvider(c.Provider):
             qs = qs.filter(updated_at__lt=filters.updated_before)
         if filters.created_before is not None:
             qs = qs.filter(created_at__lt=filters.created_before)
+        if filters.expired_before is not None:
+            qs = qs.filter(expires_at__lt=filters.expired_before)
         if filters.frozen is not None:
             frozen_ns = list(self._frozen_namespaces(namespaces))
             held_q = Q(filter_item_frozen=True) | Q(namespace_id__in=frozen_ns)

@@ -4,6 +4,7 @@ agent tokens (owners mint them for the namespaces they own)."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import itertools
 import json
 from collections.abc import Iterator
@@ -293,17 +294,23 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
         raise Http404("not found") from None
     if detail.item.quarantine == "pending":
         raise PermissionDenied("quarantined items are reviewed in the quarantine queue")
+    expiry = detail.item.expires_at
     form = forms.ItemEditForm(posted(request), initial={
-        "content": detail.item.content, "expected_revision": detail.item.revision})
+        "content": detail.item.content, "expected_revision": detail.item.revision,
+        "expires_at": expiry.astimezone(dt.UTC).replace(tzinfo=None) if expiry else None})
     conflict = None
     status = 200
     if request.method == "POST":
         if form.is_valid():
             try:
+                wanted = form.cleaned_data["expires_at"]
+                changed = "expires_at" in form.data and wanted != (
+                    expiry.replace(second=0, microsecond=0) if expiry else None)
                 result = memory_item_update(
                     actor=Actor.of(request.user), namespace=ns, item_id=item_id,
                     content=form.cleaned_data["content"], mode=form.cleaned_data["mode"],
-                    expected_revision=form.cleaned_data["expected_revision"])
+                    expected_revision=form.cleaned_data["expected_revision"],
+                    expires_at=wanted if changed else c.KEEP)
             except c.Conflict:
                 # Show theirs beside yours and let the next save target the current revision.
                 detail = provider.get_item(item_id, scope=scope, deadline=deadline)

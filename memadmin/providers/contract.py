@@ -46,6 +46,17 @@ LIST_MAX_LIMIT = 500
 #: largest first; ties by item id.
 LIST_ORDERS = ("updated", "key", "size")
 
+
+class _Keep:
+    """The ``expires_at`` of a write that leaves the item's expiry as it is."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: ``expires_at=KEEP`` (the default of ``retain`` and ``update_item``): the expiry unchanged.
+KEEP: Any = _Keep()
+
 #: Every wire operation. ``capabilities()`` answers a subset, plus ``idempotent_writes`` when the
 #: provider deduplicates writes by operation id.
 OPERATIONS: frozenset[str] = frozenset(
@@ -334,6 +345,8 @@ class ItemFilters:
     #: does not know when an item was created counts from when memadmin first saw it (the
     #: ``created_at`` it reports: never older than the item is).
     created_before: dt.datetime | None = None
+    #: Items whose own expiry (``expiresAt``, or a store's TTL) is strictly before this time.
+    expired_before: dt.datetime | None = None
     #: Items whose key starts with this text (the item list's key filter; ``key`` is exact).
     key_prefix: str | None = None
     #: How ``list_items`` orders a page: one of ``LIST_ORDERS`` (None: ``updated``). Not a
@@ -445,6 +458,7 @@ class Provider(abc.ABC):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: Scope, deadline: float,
+        expires_at: Any = KEEP,
     ) -> RetainResult:
         """Store ``content`` under (tier, key) in the scope's single partition.
 
@@ -486,6 +500,7 @@ class Provider(abc.ABC):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: Scope, deadline: float,
+        expires_at: Any = KEEP,
     ) -> RetainResult:
         """Change an item when its revision is still ``expected_revision``.
         Raises Conflict when it moved on, Frozen, TooLarge, NotFound, InvalidRequest."""
@@ -557,7 +572,17 @@ def utf8_cut(text: str, max_bytes: int) -> str:
 _CONTROL_CHARACTERS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-TIME_FILTERS: tuple[str, ...] = ("updated_since", "updated_before", "created_before")
+TIME_FILTERS: tuple[str, ...] = ("updated_since", "updated_before", "created_before",
+                                 "expired_before")
+
+
+def check_expiry(value: Any) -> dt.datetime | None | _Keep:
+    """A write's ``expires_at``: KEEP (unchanged), None (never expires) or an aware time."""
+    if value is KEEP or value is None:
+        return value
+    if not isinstance(value, dt.datetime) or value.utcoffset() is None:
+        raise InvalidRequest("expiresAt must be a time with a time zone (RFC 3339)")
+    return value
 
 
 def check_list_filters(filters: ItemFilters) -> None:

@@ -211,6 +211,13 @@ def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
     return filters
 
 
+def _no_expiry(expires_at: Any) -> None:
+    """These stores keep no per-item expiry memadmin could set (LangGraph's TTL is the store's
+    configuration, read and shown but not written: docs/provider-protocol.md)."""
+    if expires_at is not c.KEEP:
+        raise c.Unsupported("this store keeps no per-item expiry that memadmin can set")
+
+
 def encode_cursor(item: StoredItem) -> str:
     raw = json.dumps({"t": item.order, "i": item.ref}).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
@@ -567,7 +574,9 @@ class GovernedProvider(c.Provider):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
+        _no_expiry(expires_at)
         self._require("retain")
         c.check_mode(mode)
         c.check_operation_id(operation_id)
@@ -657,7 +666,9 @@ class GovernedProvider(c.Provider):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
+        _no_expiry(expires_at)
         self._require("update")
         c.check_mode(mode)
         c.check_operation_id(operation_id)
@@ -849,6 +860,10 @@ class GovernedProvider(c.Provider):
             if filters.updated_since is not None and item.updated_at < filters.updated_since:
                 continue
             if filters.updated_before is not None and item.updated_at >= filters.updated_before:
+                continue
+            # A store's own TTL (LangGraph's expires_at) is the same thing as an item's expiry.
+            if filters.expired_before is not None and (
+                    item.expires_at is None or item.expires_at >= filters.expired_before):
                 continue
             if terms is not None and not matches(item.content, terms):
                 continue

@@ -85,7 +85,25 @@ def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
         out["updatedBefore"] = iso(filters.updated_before)
     if filters.created_before is not None:
         out["createdBefore"] = iso(filters.created_before)
+    if filters.expired_before is not None:
+        out["expiredBefore"] = iso(filters.expired_before)
     return out
+
+
+def expiry_from_wire(body: dict[str, Any]) -> Any:
+    """A write's ``expiresAt``: absent, unchanged (``c.KEEP``); null, never expires; else an
+    RFC 3339 time with an offset."""
+    if "expiresAt" not in body:
+        return c.KEEP
+    if body["expiresAt"] is None:
+        return None
+    return c.check_expiry(parse_time(body["expiresAt"], "expiresAt"))
+
+
+def expiry_to_wire(value: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    if value is not c.KEEP:
+        fields["expiresAt"] = iso(c.check_expiry(value))  # type: ignore[arg-type]
+    return fields
 
 
 def item_to_wire(item: c.Item) -> dict[str, Any]:
@@ -95,6 +113,7 @@ def item_to_wire(item: c.Item) -> dict[str, Any]:
         "revision": item.revision, "dataSubjectId": item.data_subject_id,
         "quarantine": item.quarantine, "frozen": item.frozen,
         "createdAt": iso(item.created_at), "updatedAt": iso(item.updated_at),
+        **({"expiresAt": iso(item.expires_at)} if item.expires_at is not None else {}),
     }
 
 
@@ -184,7 +203,7 @@ def obj(value: Any, name: str) -> dict[str, Any]:
 def filters_from_wire(data: Any) -> c.ItemFilters:
     data = obj(data if data is not None else {}, "filters")
     known = {"q", "tier", "key", "subject", "frozen", "quarantine", "updatedSince",
-             "updatedBefore", "createdBefore", "keyPrefix", "order"}
+             "updatedBefore", "createdBefore", "keyPrefix", "order", "expiredBefore"}
     unknown = set(data) - known
     if unknown:
         raise c.InvalidRequest(f"unknown filters: {', '.join(sorted(unknown))}")
@@ -200,6 +219,8 @@ def filters_from_wire(data: Any) -> c.ItemFilters:
         updated_before=parse_time(before, "updatedBefore") if before is not None else None,
         created_before=parse_time(created, "createdBefore") if created is not None else None,
         key_prefix=field(data, "keyPrefix", str, required=False),
+        expired_before=(parse_time(data["expiredBefore"], "expiredBefore")
+                        if data.get("expiredBefore") is not None else None),
         order=field(data, "order", str, required=False),
     )
 
@@ -215,6 +236,8 @@ def item_from_wire(data: Any) -> c.Item:
         quarantine=field(data, "quarantine", str), frozen=field(data, "frozen", bool),
         created_at=parse_time(data.get("createdAt"), "createdAt"),
         updated_at=parse_time(data.get("updatedAt"), "updatedAt"),
+        expires_at=(parse_time(data["expiresAt"], "expiresAt")
+                    if data.get("expiresAt") is not None else None),
     )
 
 
