@@ -174,3 +174,16 @@ document.addEventListener("htmx:afterSettle", () => {
     selectionUpdate(form);
   });
 });
+
+// Copy buttons (data-copy="id of the element whose text is copied"), for the token reveal.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("button[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  const status = document.querySelector("[data-copy-status]");
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent).then(() => {
+    button.textContent = "Copied";
+    if (status) status.textContent = "Copied to the clipboard.";
+  });
+});

@@ -68,12 +68,34 @@ def _manageable_tokens(user, workspace):  # type: ignore[no-untyped-def]
     return tokens.exclude(Exists(foreign))
 
 
+def _curl_example(endpoint: str, secret: str, partition: str) -> str:
+    """A recall an owner can paste into a shell to try a new token (the deadline is computed
+    by the shell: a fixed one would have passed by the time it is pasted)."""
+    body = ('{"version": 1, "operation": "recall", "operationId": "try-1", '
+            f'"partition": "{partition}", '
+            '"deadlineAt": "\'$(date -u -d "+10 seconds" +%Y-%m-%dT%H:%M:%SZ)\'", '
+            '"input": {"text": "hello"}}')
+    return (f"curl -sS -X POST {endpoint} \\\n"
+            f"  -H 'Authorization: Bearer {secret}' \\\n"
+            "  -H 'Content-Type: application/json' \\\n"
+            f"  -d '{body}'")
+
+
 def _page(request: AuthenticatedHttpRequest, workspace, form, *, secret: str | None = None,  # type: ignore[no-untyped-def]
-          status: int = 200) -> HttpResponse:
+          status: int = 200, minted: AgentToken | None = None) -> HttpResponse:
     tokens = (_manageable_tokens(request.user, workspace)
               .prefetch_related("namespaces__resource").order_by("-created_at"))
+    endpoint = curl = None
+    if secret is not None:
+        from django.conf import settings
+
+        endpoint = request.build_absolute_uri("/" + settings.MEMADMIN_ENDPOINT_PATH)
+        first = minted.namespaces.order_by("slug").first() if minted is not None else None
+        if first is not None:
+            curl = _curl_example(endpoint, secret, first.partition_key)
     return render(request, "memory/tokens.html", ws_context(
         request, workspace, tokens=list(tokens), form=form, secret=secret, tab="tokens",
+        endpoint=endpoint, curl=curl,
         can_reactivate=access.can(request.user, "manage_workspace", workspace),
         can_mint=access.owned_namespaces(request.user, workspace).exists()),
         status=status)
@@ -107,7 +129,8 @@ def token_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         form.add_error(None, exc)
         return _page(request, workspace, form, status=400)
     # The secret is shown in this response only; it is never stored or shown again.
-    return _page(request, workspace, AgentTokenForm(namespaces=owned), secret=secret)
+    return _page(request, workspace, AgentTokenForm(namespaces=owned), secret=secret,
+                 minted=token)
 
 
 @require_POST
