@@ -102,3 +102,88 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
   button.click();
 });
+
+// The item list's selection: "select all on this page", a count, and "select all N matching"
+// (then the delete posts the filters, scope=matching, and the items unticked afterwards as
+// "keep"; the server runs it as a job). Without this script each box is ticked by hand and
+// "Delete all matching" still works.
+function selectionUpdate(form) {
+  const boxes = Array.from(form.querySelectorAll("[data-select-item]"));
+  const ticked = boxes.filter((box) => box.checked).length;
+  const scope = form.querySelector("[data-selection-scope]");
+  const count = form.querySelector("[data-selection-count]");
+  const all = form.querySelector("[data-select-page]");
+  const matching = form.querySelector("[data-select-matching]");
+  if (scope && scope.value === "matching" && ticked < boxes.length) {
+    const kept = boxes.length - ticked;
+    count.textContent = `All ${form.dataset.totalLabel} matching selected, ${kept} kept`;
+  } else if (scope && scope.value === "matching") {
+    count.textContent = `All ${form.dataset.totalLabel} matching selected`;
+  } else if (count) {
+    count.textContent = `${ticked} selected`;
+  }
+  if (all) {
+    all.checked = boxes.length > 0 && ticked === boxes.length;
+    all.indeterminate = ticked > 0 && ticked < boxes.length;
+  }
+  if (matching) matching.hidden = !(ticked === boxes.length && boxes.length > 0) || scope.value === "matching";
+}
+document.addEventListener("change", (event) => {
+  const form = event.target.closest && event.target.closest("form[data-selection]");
+  if (!form) return;
+  const scope = form.querySelector("[data-selection-scope]");
+  if (event.target.matches("[data-select-page]")) {
+    form.querySelectorAll("[data-select-item]").forEach((box) => { box.checked = event.target.checked; });
+    if (!event.target.checked && scope) scope.value = "";
+  }
+  if (event.target.matches("[data-select-item]") && scope && scope.value === "matching" &&
+      !form.querySelector("[data-select-item]:checked")) {
+    scope.value = "";
+  }
+  selectionUpdate(form);
+});
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("[data-select-matching]");
+  if (!button) return;
+  const form = button.closest("form[data-selection]");
+  form.querySelector("[data-selection-scope]").value = "matching";
+  selectionUpdate(form);
+});
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (!form.matches || !form.matches("form[data-selection]")) return;
+  form.querySelectorAll("input[name=keep]").forEach((input) => input.remove());
+  const scope = form.querySelector("[data-selection-scope]");
+  if (!scope || scope.value !== "matching") return;
+  form.querySelectorAll("[data-select-item]:not(:checked)").forEach((box) => {
+    const keep = document.createElement("input");
+    keep.type = "hidden";
+    keep.name = "keep";
+    keep.value = box.value;
+    form.appendChild(keep);
+  });
+});
+// Rows appended by "Load more" while everything is selected arrive selected.
+document.addEventListener("htmx:afterSettle", () => {
+  document.querySelectorAll("form[data-selection]").forEach((form) => {
+    const all = form.querySelector("[data-select-page]");
+    const scope = form.querySelector("[data-selection-scope]");
+    if (all && all.checked && scope && scope.value === "matching") {
+      form.querySelectorAll("[data-select-item]").forEach((box) => { box.checked = true; });
+    }
+    selectionUpdate(form);
+  });
+});
+
+// Copy buttons (data-copy="id of the element whose text is copied"), for the token reveal.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest && event.target.closest("button[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  const status = document.querySelector("[data-copy-status]");
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent).then(() => {
+    button.textContent = "Copied";
+    if (status) status.textContent = "Copied to the clipboard.";
+  });
+});

@@ -68,13 +68,13 @@ def _tools(noun: str) -> list[dict[str, Any]]:
         },
         {
             "name": "read",
-            "description": "Read one memory document by its source label, e.g. facts/abc.md.",
+            "description": "Read one memory item by the id that list returns.",
             "access": "read",
             "idempotent": True,
             "input": {
                 "type": "object",
-                "properties": {"source": {"type": "string", "maxLength": 200}},
-                "required": ["source"],
+                "properties": {"id": {"type": "string", "maxLength": 1024}},
+                "required": ["id"],
                 "additionalProperties": False,
             },
         },

@@ -310,12 +310,19 @@ def _observe(request: Request, provider: c.Provider, scope: c.Scope,
     return batch_answer(results)
 
 
+def _expiry_kw(body: dict[str, Any]) -> dict[str, Any]:
+    """``expires_at`` only when the body sets it (providers without per-item expiry then
+    answer ``unsupported``; without it they are called as before)."""
+    value = wire.expiry_from_wire(body)
+    return {} if value is c.KEEP else {"expires_at": value}
+
+
 def _retain(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> dict[str, Any]:
     body = request.body
     result = provider.retain(
         body["tier"], body.get("key", ""), body["content"], body["mode"],
         data_subject_id=body.get("dataSubjectId"),
-        **_write_kw(request, scope))
+        **_expiry_kw(body), **_write_kw(request, scope))
     return wire.write_result_to_wire(result)
 
 
@@ -352,6 +359,7 @@ def _update(request: Request, provider: c.Provider, scope: c.Scope, _: Any) -> d
     body = request.body
     result = provider.update_item(
         body["id"], body["content"], body["mode"], expected_revision=body["expectedRevision"],
+        **_expiry_kw(body),
         **_write_kw(request, scope))
     return wire.write_result_to_wire(result)
 

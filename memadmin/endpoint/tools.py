@@ -52,7 +52,7 @@ def _remember(provider: c.Provider, args: dict[str, Any], **kw: Any) -> dict[str
         raise c.Unsupported("remember needs a string argument 'fact'")
     subject = args.get("subject") if isinstance(args.get("subject"), str) else None
     result = provider.retain("facts", "", content, "replace", data_subject_id=subject, **kw)
-    return {"status": "stored", "id": result.id, "revision": result.revision}
+    return _written(result)
 
 
 def _save(provider: c.Provider, args: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -63,6 +63,16 @@ def _save(provider: c.Provider, args: dict[str, Any], **kw: Any) -> dict[str, An
     if document not in c.DOCUMENT_TIERS:
         raise c.InvalidRequest(f"document must be one of {', '.join(sorted(c.DOCUMENT_TIERS))}")
     result = provider.retain(document, "", content, "replace", **kw)
+    return _written(result)
+
+
+def _written(result: c.RetainResult) -> dict[str, Any]:
+    """``stored``: the next recall sees it. ``accepted`` with ``quarantined``: kept, but held
+    for review (recall leaves it out until a reviewer releases it), so the agent does not
+    count on it."""
+    if result.quarantined:
+        return {"status": "accepted", "quarantined": True, "id": result.id,
+                "revision": result.revision}
     return {"status": "stored", "id": result.id, "revision": result.revision}
 
 

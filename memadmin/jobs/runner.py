@@ -166,7 +166,10 @@ def run_job(job_id: str, worker: str | None = None) -> str:
             return "retrying"
         _finish(job, worker, ctx.attempt, state="failed", error=safe_error(exc))
         return "failed"
-    _finish(job, worker, ctx.attempt, state="succeeded", result=result, error="")
+    # The total was an estimate made at the start (an export skips quarantined items, a delete
+    # the held ones): a job that succeeded did all there was, so it ends at 100%.
+    _finish(job, worker, ctx.attempt, state="succeeded", result=result, error="",
+            progress_total=F("progress_done"))
     return "succeeded"
 
 

@@ -1,4 +1,4 @@
-"""A job's page: live progress (htmx polling), and cancelling it.
+"""A workspace's job list, a job's page (live progress, htmx polling), and cancelling it.
 
 A job is seen and acted on by the rules of what owns it, never by looser rules of its own: a
 subject request's job by that request's rules (only an admin cancels a running erasure), a
@@ -14,6 +14,7 @@ from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -24,6 +25,7 @@ from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_cancel
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
+from memadmin.workspaces.context import ws_context
 
 #: Kinds that belong to a subject request (``params["request"]``): the request's rules apply.
 REQUEST_KINDS = frozenset({"subject_request_run"})
@@ -98,6 +100,60 @@ def _cancel_request_job(request: AuthenticatedHttpRequest, job: Job) -> None:
         raise PermissionDenied(exc.message) from None
 
 
+#: How many jobs the list shows (newest first).
+LIST_LIMIT = 100
+
+
+def _visible_jobs(user: Any, workspace: Any) -> list[Job]:
+    """The workspace's newest jobs this user may see, by the same rules as a job's page. An
+    admin sees every one; anyone else, the jobs they started and the scheduled runs of what
+    they own (few: each checked by ``_may_see``)."""
+    jobs = Job.objects.filter(workspace=workspace).select_related("created_by", "workspace")
+    if not (user.is_superuser or access.can(user, "manage_workspace", workspace)):
+        started = Q(created_by=user)
+        scheduled = Q(kind__in=SCHEDULED_NAMESPACE_KINDS, created_by__isnull=True)
+        if access.can(user, "subject_requests", workspace):
+            started |= Q(kind__in=REQUEST_KINDS)
+        jobs = jobs.filter(started | scheduled)
+    newest = list(jobs.order_by("-created_at")[:LIST_LIMIT])
+    return [job for job in newest if _may_see(user, job)]
+
+
+def about(job: Job) -> tuple[str, str] | None:
+    """(label, url) of what a job is about: its namespace, its subject request, the review
+    queue; None when it is a workspace-wide duty."""
+    from django.urls import reverse
+
+    from memadmin.workspaces.models import Namespace
+
+    params, workspace = job.params or {}, job.workspace
+    if workspace is None:
+        return None
+    if job.kind in REQUEST_KINDS and isinstance(params.get("request"), str):
+        return ("its subject request",
+                reverse("gdpr:detail", args=[workspace.slug, params["request"]]))
+    if job.kind.startswith("quarantine_"):
+        return ("the review queue", reverse("quarantine:queue", args=[workspace.slug]))
+    namespaces = _job_namespaces(job)
+    if len(namespaces) == 1:
+        ns = (Namespace.objects.select_related("resource")
+              .filter(pk=namespaces[0], resource__workspace=workspace).first())
+        if ns is not None:
+            return (f"{ns.resource.slug} / {ns.slug}",
+                    reverse("memory:items", args=[workspace.slug, ns.resource.slug, ns.slug]))
+    return None
+
+
+@require_GET
+@login_required
+def job_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """The workspace's jobs: kind, who started it, state, progress and result."""
+    workspace = access.get_workspace(request.user, slug)
+    return render(request, "jobs/list.html", ws_context(
+        request, workspace, jobs=_visible_jobs(request.user, workspace), tab="jobs",
+        limit=LIST_LIMIT))
+
+
 @require_GET
 @login_required
 def job_detail(request: AuthenticatedHttpRequest, job_id: UUID) -> HttpResponse:
@@ -105,7 +161,8 @@ def job_detail(request: AuthenticatedHttpRequest, job_id: UUID) -> HttpResponse:
     template = "jobs/detail.html"
     if request.htmx:
         template += "#progress"
-    return render(request, template, {"job": job, "now": timezone.now()})
+    return render(request, template, {"job": job, "now": timezone.now(),
+                                      "about": about(job) if not request.htmx else None})
 
 
 @require_POST

@@ -1,10 +1,14 @@
-"""The input boundary: query strings and form bodies that are not valid text are refused."""
+"""The input boundary: query strings and form bodies that are not valid text are refused, and
+the one normaliser of typed text (``visible_strip``, ``VisibleCharField``)."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
+from django import forms
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
@@ -74,3 +78,34 @@ class InvalidUtf8Middleware:
             if not _is_text(body, encoding):
                 return f"the form data is not valid {encoding} text"
         return None
+
+
+#: Characters that render as nothing but are not Unicode whitespace (``str.strip`` keeps them):
+#: the fillers and the blank Braille pattern. Format characters (category Cf: zero-width space,
+#: joiners, word joiner, BOM, bidi marks, soft hyphen) are found by category.
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _invisible(char: str) -> bool:
+    return char.isspace() or char in _BLANKS or unicodedata.category(char) == "Cf"
+
+
+def visible_strip(text: str) -> str:
+    """``text`` without the whitespace and invisible characters at either end, so a reason, a
+    name or a note made only of zero-width characters is as empty as one of spaces. Inside the
+    text nothing changes (a joiner inside an emoji sequence or a word stays)."""
+    start, end = 0, len(text)
+    while start < end and _invisible(text[start]):
+        start += 1
+    while end > start and _invisible(text[end - 1]):
+        end -= 1
+    return text[start:end]
+
+
+class VisibleCharField(forms.CharField):
+    """A CharField whose stripping also removes invisible characters (``visible_strip``): a
+    required field left "blank" with zero-width spaces is refused like one left with spaces."""
+
+    def to_python(self, value: Any) -> str | None:
+        text = super().to_python(value)
+        return visible_strip(text) if self.strip and isinstance(text, str) else text

@@ -16,3 +16,5 @@ class MemoryConfig(AppConfig):
                            run="memadmin.memory.exports.expire_export_files")
         scheduler.register("apply retention policies", every=3600,
                            run="memadmin.memory.retention.retention_sweep")
+        scheduler.register("delete expired items", every=600,
+                           run="memadmin.memory.retention.expiry_sweep")

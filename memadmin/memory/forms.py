@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from django import forms
 from django.http import QueryDict
 
+from memadmin.lib.textinput import VisibleCharField
 from memadmin.memory.models import (
     RETENTION_ACTIONS,
     RETENTION_MAX_DAYS,
@@ -39,6 +40,7 @@ class AgentTokenForm(forms.Form):
 
 
 TIER_CHOICES = [("", "any tier")] + [(t, t) for t in c.TIERS]
+ORDER_CHOICES = [("", "last updated"), ("key", "key (A to Z)"), ("size", "size (largest first)")]
 
 
 #: The item list's personal-data filter: a detected type (memadmin.privacy).
@@ -50,7 +52,9 @@ class ItemFilterForm(forms.Form):
 
     q = forms.CharField(required=False, max_length=1024, label="Search")
     tier = forms.ChoiceField(required=False, choices=TIER_CHOICES)
-    key = forms.CharField(required=False, max_length=128)
+    key = forms.CharField(required=False, max_length=128, label="Key starts with",
+                          help_text="The start of a key: 2026-05 finds May's daily notes, "
+                                    "alice a peer's slug; the whole key finds one item.")
     subject = forms.CharField(required=False, max_length=c.MAX_SUBJECT_ID_CHARS,
                               label="Data subject")
     frozen = forms.ChoiceField(required=False, choices=[("", "any"), ("yes", "frozen"),
@@ -60,6 +64,7 @@ class ItemFilterForm(forms.Form):
     pii = forms.ChoiceField(required=False, label="Personal data", choices=PII_CHOICES)
     since = forms.DateField(required=False, label="Updated since",
                             widget=forms.DateInput(attrs={"type": "date"}))
+    order = forms.ChoiceField(required=False, label="Sort by", choices=ORDER_CHOICES)
     cursor = forms.CharField(required=False, max_length=c.MAX_ID_BYTES,
                              widget=forms.HiddenInput)
     # The subject filter as it travels in URLs: an opaque, short-lived token (never the id).
@@ -88,12 +93,23 @@ class ItemFilterForm(forms.Form):
                     self.add_error(name, exc.message)
         return data
 
+    #: Not in the side-by-side row: the search box and the order have their own places, hidden
+    #: fields none; the personal-data filter is drawn by its include (memory/_pii_filter.html)
+    #: on the built-in store only, the one kind that keeps labels.
+    NOT_IN_ROW = frozenset({"q", "order", "cursor", "subject_ref", "pii"})
+
+    def filter_row(self) -> list[forms.BoundField]:
+        """The filters shown side by side, in declaration order: a field added to this form
+        (or by a subclass) appears on the page, in links and in confirmations by itself."""
+        return [self[name] for name in self.fields if name not in self.NOT_IN_ROW]
+
     def filters(self) -> c.ItemFilters:
         data = self.cleaned_data
         since = data.get("since")
         return c.ItemFilters(
             q=data.get("q") or None, tier=data.get("tier") or None,
-            key=data.get("key") or None, subject=data.get("subject") or None,
+            key_prefix=data.get("key") or None, subject=data.get("subject") or None,
+            order=data.get("order") or None,
             frozen={"yes": True, "no": False}.get(data.get("frozen") or ""),
             quarantine=data.get("quarantine") or None, pii=data.get("pii") or None,
             updated_since=dt.datetime.combine(since, dt.time.min, tzinfo=dt.UTC)
@@ -102,7 +118,8 @@ class ItemFilterForm(forms.Form):
 
     def query_without_cursor(self) -> str:
         """The filters for a link: a subject travels as ``subject_ref``, never in clear."""
-        params = {k: v for k, v in self.data.items() if k != "cursor" and v}
+        params = {k: v for k, v in self.data.items()
+                  if k in self.fields and k != "cursor" and v}
         if params.get("subject"):
             params["subject_ref"] = subject_ref(params.pop("subject"))
         return urlencode(params)
@@ -131,12 +148,22 @@ class ItemEditForm(forms.Form):
     mode = forms.ChoiceField(choices=[("replace", "Replace the content"),
                                       ("append", "Append to the content")], initial="replace")
     expected_revision = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    expires_at = forms.DateTimeField(
+        required=False, label="Expires (UTC)",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="Empty: it never expires. Once past, the retention duty deletes it "
+                  "(unless it is frozen or on legal hold).")
+
+    def clean_expires_at(self) -> dt.datetime | None:
+        value = self.cleaned_data.get("expires_at")
+        # The field is labelled UTC whatever the server's time zone.
+        return value.replace(tzinfo=dt.UTC) if value is not None else None
 
 
 class FreezeForm(forms.Form):
     kind = forms.ChoiceField(choices=[("freeze", "Freeze (owner)"),
                                       ("legal_hold", "Legal hold (compliance)")])
-    reason = forms.CharField(max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
+    reason = VisibleCharField(max_length=1000, widget=forms.Textarea(attrs={"rows": 2}))
 
 
 class LiftForm(forms.Form):

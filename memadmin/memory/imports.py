@@ -39,6 +39,7 @@ from memadmin.memory.models import Freeze
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 from memadmin.providers.registry import namespace_scope, provider_for
+from memadmin.quarantine import screening
 from memadmin.workspaces.models import Namespace
 
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
@@ -82,6 +83,9 @@ class Outcome:
     entry: Entry
     action: str  # created | changed | unchanged | refused
     reason: str = ""
+    #: The write is (or in a dry run, would be) held by the prompt-injection scanner.
+    quarantined: bool = False
+    item_id: str = ""  # the item the write made or changed (a job's outcome only)
 
     @property
     def reason_text(self) -> str:
@@ -280,6 +284,9 @@ def import_plan(*, namespace: Namespace, stream: IO[bytes]) -> Plan:
         existing[(item.tier, item.key)] = (_digest(item.content), item.data_subject_id,
                                            item.frozen)
     checker = Checker(namespace)
+    # memadmin's scanner screens the writes of every kind but a remote provider's (which
+    # screens its own, and says so only after the write).
+    scans_here = config.kind != "http"
     plan = Plan(counts=Counter(), reasons=Counter(), rows=[], total=0)
     for entry in read_entries(stream):
         reason, key = checker.refusal(entry)
@@ -296,6 +303,10 @@ def import_plan(*, namespace: Namespace, stream: IO[bytes]) -> Plan:
                 outcome = Outcome(entry, "unchanged")
             else:
                 outcome = Outcome(entry, "changed")
+        if outcome.action in ("created", "changed") and scans_here and \
+                screening.assess(entry.content, namespace.resource.workspace_id) is not None:
+            outcome = dataclasses.replace(outcome, quarantined=True)
+            plan.counts["quarantined"] += 1
         plan.total += 1
         plan.counts[outcome.action] += 1
         if outcome.reason:
@@ -396,7 +407,8 @@ def _apply(provider: c.Provider, namespace: Namespace, entry: Entry, key: str, j
         reason = {"frozen": "frozen", "erased_subject": "erased_subject",
                   "too_large": "too_large"}.get(exc.code, "invalid")
         return Outcome(entry, "refused", reason)
-    return Outcome(entry, "created" if result.revision == 1 else "changed")
+    return Outcome(entry, "created" if result.revision == 1 else "changed",
+                   quarantined=result.quarantined, item_id=result.id)
 
 
 def run_import(ctx: JobContext) -> dict[str, Any]:
@@ -411,13 +423,14 @@ def run_import(ctx: JobContext) -> dict[str, Any]:
     deadline = config.request_deadline
     actor = job.params.get("actor", "system")
     state = dict(ctx.checkpoint) or {"line": 0, "counts": {}, "reasons": {}, "refusals": []}
+    state.setdefault("quarantined", [])
     checker = Checker(namespace)
     pending: list[tuple[Entry, str, str | None]] = []
 
     def flush(last_line: int) -> None:
         nonlocal state
         counts, reasons = Counter(state["counts"]), Counter(state["reasons"])
-        refusals = list(state["refusals"])
+        refusals, held = list(state["refusals"]), list(state["quarantined"])
         with transaction.atomic():
             for entry, reason, key in pending:
                 outcome = (Outcome(entry, "refused", reason) if reason else
@@ -428,9 +441,15 @@ def run_import(ctx: JobContext) -> dict[str, Any]:
                     if len(refusals) < REPORT_REFUSALS_KEPT:
                         refusals.append({"line": entry.line, "tier": entry.tier,
                                          "reason": outcome.reason})
+                if outcome.quarantined:
+                    counts["quarantined"] += 1
+                    if len(held) < REPORT_REFUSALS_KEPT:
+                        held.append({"line": entry.line, "tier": entry.tier,
+                                     "id": outcome.item_id})
             state = {"line": last_line, "counts": dict(counts), "reasons": dict(reasons),
-                     "refusals": refusals}
-            ctx.save_progress(done=sum(counts.values()), checkpoint=state)
+                     "refusals": refusals, "quarantined": held}
+            ctx.save_progress(done=sum(n for k, n in counts.items() if k != "quarantined"),
+                              checkpoint=state)
         pending.clear()
 
     upload = storage_names.checked("import_upload", job.params.get("upload"))
@@ -448,7 +467,9 @@ def run_import(ctx: JobContext) -> dict[str, Any]:
               "changed": state["counts"].get("changed", 0),
               "unchanged": state["counts"].get("unchanged", 0),
               "refused": state["counts"].get("refused", 0),
-              "reasons": state["reasons"], "refusals": state["refusals"]}
+              "reasons": state["reasons"], "refusals": state["refusals"],
+              "quarantined_count": state["counts"].get("quarantined", 0),
+              "quarantined": state["quarantined"]}
     with transaction.atomic():
         audit_event_create(
             workspace=namespace.resource.workspace, actor=Actor(label=actor,

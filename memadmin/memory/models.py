@@ -10,6 +10,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import F
+from django.db.models.functions import Collate
 
 from memadmin.providers.contract import DOCUMENT_TIERS, QUARANTINE_STATES, TIERS
 from memadmin.workspaces.models import HashedSecret, Namespace, Resource, Workspace
@@ -46,6 +48,9 @@ class MemoryItem(models.Model):
     pii_spans = models.JSONField(null=True, blank=True)
     pii_keys = ArrayField(models.CharField(max_length=80), default=list, db_default=[],
                           blank=True)
+    #: Set by the editor or the agent (``expiresAt``): the retention duty deletes the item
+    #: once this time has passed (unless frozen or held).
+    expires_at = models.DateTimeField(null=True, blank=True)
     search_vector = models.GeneratedField(
         expression=SearchVector("key", weight="A", config=SEARCH_CONFIG)
         + SearchVector("content", weight="B", config=SEARCH_CONFIG),
@@ -71,6 +76,15 @@ class MemoryItem(models.Model):
         indexes = [
             GinIndex(fields=["search_vector"], name="memoryitem_search"),
             models.Index(fields=["namespace", "-updated_at", "-id"], name="memoryitem_keyset"),
+            # The item list's other orders, and its key-prefix filter (a range on the
+            # code-point-ordered key, whatever the database's collation).
+            models.Index(F("namespace"), Collate("key", "C"), F("id"),
+                         name="memoryitem_key_order"),
+            models.Index(F("namespace"), F("bytes").desc(), F("id").desc(),
+                         name="memoryitem_size_order"),
+            # The retention duty's expired items (few carry an expiry).
+            models.Index(fields=["expires_at"], name="memoryitem_expiry",
+                         condition=models.Q(expires_at__isnull=False)),
             # Batch jobs (recount, delete, export) walk a namespace by id.
             models.Index(fields=["namespace", "id"], name="memoryitem_namespace_id"),
             models.Index(fields=["data_subject_id"], name="memoryitem_subject",

@@ -375,3 +375,50 @@ def run_retention(ctx: JobContext) -> dict[str, Any]:
                   "held_ids": [h["id"] for h in named[:HELD_NAMED]],
                   "unavailable": len(left_alone)})
     return outcome
+
+
+# -- per-item expiry (``expiresAt`` set by the editor or the agent) -----------------------------
+
+#: How many expired items one namespace gives up per sweep (the next sweep takes the rest).
+EXPIRY_BATCHES = 20
+
+
+def expiry_sweep(now: dt.datetime | None = None) -> dict[str, int]:
+    """Periodic (registered in apps.py): delete the built-in store's items whose own expiry
+    has passed, namespace by namespace through the provider contract, so frozen and held
+    items stay (counted as held). Each batch is audited in its own transaction, with counts.
+
+    Remote providers and the governed stores expire their own items (LangGraph's TTL sweeper),
+    so they are not asked here."""
+    from memadmin.memory.models import MemoryItem
+
+    now = now or timezone.now()
+    removed = held = 0
+    namespace_ids = (MemoryItem.objects.filter(expires_at__lt=now)
+                     .values_list("namespace_id", flat=True).distinct())
+    namespaces = (Namespace.objects.filter(pk__in=list(namespace_ids),
+                                           resource__provider__kind="local")
+                  .select_related("resource__provider", "resource__workspace"))
+    filters = c.ItemFilters(expired_before=now)
+    for ns in namespaces:
+        config = ns.resource.provider
+        provider = provider_for(config)
+        for batch in range(EXPIRY_BATCHES):
+            with transaction.atomic():
+                result = provider.delete_items(
+                    filters=filters, limit=BATCH,
+                    operation_id=f"expiry:{ns.pk}:{now.isoformat()}:{batch}",
+                    actor="retention (expiry)", scope=namespace_scope(ns),
+                    deadline=config.request_deadline)
+                if result.removed or (batch == 0 and result.held):
+                    audit_event_create(
+                        workspace=ns.resource.workspace, actor=Actor.system("retention"),
+                        action="retention.expiry", target_type="namespace", target_id=ns.pk,
+                        data={"removed": result.removed, "held": result.held,
+                              "expired_before": now.isoformat()})
+            removed += result.removed
+            if batch == 0:
+                held += result.held
+            if result.removed < BATCH:
+                break
+    return {"removed": removed, "held": held}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import re
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -167,6 +168,41 @@ def revision_diff(old: str, new: str) -> list[DiffLine]:
     return lines
 
 
+@dataclasses.dataclass(frozen=True)
+class MergeView:
+    """The current version beside the editor's text after a conflict: every line of theirs,
+    those not in yours marked, and how many of your lines theirs lacks (so nothing of either
+    side goes unseen)."""
+
+    lines: list[DiffLine]  # kind "same" or "theirs"
+    theirs_only: int
+    yours_only: int
+
+
+def merge_view(yours: str, theirs: str) -> MergeView:
+    mine, other = yours.splitlines(), theirs.splitlines()
+    lines: list[DiffLine] = []
+    yours_only = 0
+    matcher = difflib.SequenceMatcher(a=mine, b=other, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            lines.extend(DiffLine("same", line) for line in other[j1:j2])
+        else:
+            lines.extend(DiffLine("theirs", line) for line in other[j1:j2])
+            yours_only += i2 - i1
+    return MergeView(lines, sum(1 for line in lines if line.kind == "theirs"), yours_only)
+
+
+def default_comparison(revisions: list[int]) -> tuple[str, str]:
+    """What the diff form compares when nothing was chosen: the newest revision with its
+    predecessor (a single revision: with itself)."""
+    ordered = sorted(revisions)
+    if not ordered:
+        return "", ""
+    newest = ordered[-1]
+    return str(ordered[-2] if len(ordered) > 1 else newest), str(newest)
+
+
 @dataclasses.dataclass
 class ProviderResults:
     config: ProviderConfig
@@ -238,3 +274,65 @@ def parse_since(value: str) -> dt.datetime | None:
     except ValueError:
         return None
     return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
+
+
+# -- the item list: its total and the search match in each preview ------------------------------
+
+#: Totals above this show as "10,000+": the page says how much matched without a user waiting
+
+
+def matching_total(config: ProviderConfig, filters: c.ItemFilters, scope: c.Scope,
+                   namespace_items: int | None = None) -> CappedCount:
+    """The total a list shows for its filters: without filters the namespace's counter (exact,
+    no scan); with filters ``item_count`` (capped: "10,000+" or the planner's "≈ N"); unknown
+    when the provider cannot tell or fails (the list itself reports a failing provider)."""
+    if filters.is_empty() and namespace_items is not None:
+        return CappedCount(namespace_items)
+    try:
+        return item_count(config, filters, scope)
+    except c.ProviderError:
+        return CappedCount(None)
+
+
+PREVIEW_CHARS = 120
+_SUFFIXES = ("ies", "es", "ing", "ed", "s")
+
+
+def _stem(term: str) -> str:
+    """A search term's stem, roughly as full-text search matches it ("memories" finds
+    "memory", "running" finds "run")."""
+    for suffix in _SUFFIXES:
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+            return term[: -len(suffix)]
+    return term
+
+
+def highlighted(content: str, query: str | None,
+                width: int = PREVIEW_CHARS) -> list[tuple[str, bool]]:
+    """The preview of ``content`` as (text, is_match) parts: a window of ``width`` characters
+    around the first word the search matched, the words matching it marked. The parts are
+    plain text (the template escapes each; nothing here is markup)."""
+    terms = sorted({_stem(t.lower()) for t in re.findall(r"\w+", query or "")
+                    if t.lower() not in {"or", "and", "not"}}, key=len, reverse=True)
+    pattern = (re.compile(r"\b(?:" + "|".join(re.escape(t) for t in terms) + r")\w*",
+                          re.IGNORECASE) if terms else None)
+    first = pattern.search(content) if pattern else None
+    start = max(0, first.start() - width // 4) if first else 0
+    window = content[start:start + width]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(content) else ""
+    if pattern is None:
+        return [(prefix + window + suffix, False)] if window else []
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for match in pattern.finditer(window):
+        if match.start() > at:
+            parts.append((window[at:match.start()], False))
+        parts.append((match.group(), True))
+        at = match.end()
+    parts.append((window[at:], False))
+    if prefix:
+        parts.insert(0, (prefix, False))
+    if suffix:
+        parts.append((suffix, False))
+    return [(text, marked) for text, marked in parts if text]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs.models import Job
+from memadmin.lib.textinput import visible_strip
 from memadmin.memory.models import AgentToken, Freeze
 from memadmin.providers import contract as c
 from memadmin.providers.registry import namespace_scope, provider_for, resource_scope
@@ -39,19 +41,24 @@ def new_operation_id() -> str:
 
 
 def memory_item_update(*, actor: Actor, namespace: Namespace, item_id: str, content: str,
-                       mode: str, expected_revision: int) -> c.RetainResult:
-    """Save an edit made against ``expected_revision``; a stale one raises ``Conflict``."""
+                       mode: str, expected_revision: int,
+                       expires_at: Any = c.KEEP) -> c.RetainResult:
+    """Save an edit made against ``expected_revision``; a stale one raises ``Conflict``.
+    ``expires_at``: the item's new expiry (None: never), or KEEP."""
+    expiry = {} if expires_at is c.KEEP else {"expires_at": expires_at}
     with transaction.atomic():
         result = _provider(namespace).update_item(
             item_id, content, mode, expected_revision=expected_revision,
             operation_id=new_operation_id(), actor=actor.label,
-            scope=namespace_scope(namespace), deadline=_deadline(namespace),
+            scope=namespace_scope(namespace), deadline=_deadline(namespace), **expiry,
         )
         audit_event_create(
             workspace=namespace.resource.workspace, actor=actor, action="memory.edit",
             target_type="item", target_id=item_id,
             data={"namespace": str(namespace.pk), "mode": mode, "from_revision": expected_revision,
-                  "to_revision": result.revision, "bytes": result.bytes},
+                  "to_revision": result.revision, "bytes": result.bytes,
+                  **({"expires_at": expires_at.isoformat() if expires_at else None}
+                     if expires_at is not c.KEEP else {})},
         )
     return result
 
@@ -103,7 +110,9 @@ def memory_items_delete(*, actor: Actor, namespace: Namespace, ids: Sequence[str
 def filters_for_audit(filters: c.ItemFilters | None) -> dict[str, object] | None:
     if filters is None:
         return None
-    data = {k: v for k, v in dataclasses.asdict(filters).items() if v is not None}
+    # The order of a list is not a filter: what a delete or an export covers ignores it.
+    data = {k: v for k, v in dataclasses.asdict(filters).items()
+            if v is not None and k != "order"}
     # A subject filter is recorded as "present", never as the clear id.
     if "subject" in data:
         data["subject"] = "(set)"
@@ -173,7 +182,7 @@ def memory_freeze_place(*, actor: Actor, subject: FreezeSubject, kind: str,
     own), and for a resource with no namespace to name yet, the service records it.
     """
     _check_freeze_kind(kind)
-    reason = c.check_text(reason, field="reason", max_bytes=1000).strip()
+    reason = visible_strip(c.check_text(reason, field="reason", max_bytes=1000))
     if not reason:
         raise ValidationError("a reason is required")
     workspace: Workspace = subject.resource.workspace

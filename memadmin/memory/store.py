@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Collate
 from django.utils import timezone
 
 from memadmin.gdpr.models import Tombstone
@@ -114,23 +114,58 @@ def snippet_for(content: str, query: str) -> str:
     return content[start:start + limit]
 
 
-def _encode_cursor(item: MemoryItem) -> str:
-    raw = json.dumps({"u": item.updated_at.isoformat(), "i": str(item.id)}).encode()
+def _encode_cursor(item: MemoryItem, order: str = "updated") -> str:
+    """The keyset position of ``item`` in ``order`` (a cursor is valid for that order only)."""
+    if order == "key":
+        data: dict[str, Any] = {"o": "key", "k": item.key, "i": str(item.id)}
+    elif order == "size":
+        data = {"o": "size", "b": item.bytes, "i": str(item.id)}
+    else:
+        data = {"u": item.updated_at.isoformat(), "i": str(item.id)}
+    raw = json.dumps(data).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str) -> tuple[dt.datetime, uuid.UUID]:
+def _decode_cursor(cursor: str, order: str = "updated") -> tuple[Any, uuid.UUID]:
+    """(sort value, item id) of a cursor made for ``order``; InvalidRequest otherwise."""
     c.check_id(cursor, field="cursor")
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-        updated = dt.datetime.fromisoformat(data["u"])
-        if updated.tzinfo is None:
-            raise ValueError("naive time")
-        return updated, uuid.UUID(data["i"])
+        if data.get("o", "updated") != order:
+            raise ValueError("a cursor of another order")
+        value: Any
+        if order == "key":
+            value = data["k"]
+            if not isinstance(value, str):
+                raise ValueError("key")
+            c.check_id(value, field="cursor")
+        elif order == "size":
+            value = data["b"]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError("bytes")
+        else:
+            value = dt.datetime.fromisoformat(data["u"])
+            if value.tzinfo is None:
+                raise ValueError("naive time")
+        return value, uuid.UUID(data["i"])
     except (ValueError, KeyError, TypeError, AttributeError, binascii.Error,
-            UnicodeEncodeError):
+            UnicodeEncodeError, c.InvalidRequest):
         raise c.InvalidRequest("malformed cursor") from None
+
+
+def _key_prefix_range(prefix: str) -> Q:
+    """``key`` starts with ``prefix``, written so the ``(namespace, key COLLATE "C")`` index
+    answers it: a range on the code-point-ordered key (the next prefix is the last character
+    plus one) and the exact test (which the range alone approximates)."""
+    q = Q(key_c__startswith=prefix)
+    if prefix:
+        last = ord(prefix[-1]) + 1
+        if 0xD800 <= last <= 0xDFFF:
+            last = 0xE000  # PostgreSQL text holds no surrogates
+        if last <= 0x10FFFF:
+            q &= Q(key_c__gte=prefix, key_c__lt=prefix[:-1] + chr(last))
+    return q
 
 
 def _parse_item_id(item_id: str) -> uuid.UUID | None:
@@ -172,7 +207,7 @@ def _to_item(row: MemoryItem, frozen: bool) -> c.Item:
         source=c.source_label(row.tier, row.key), content=row.content, bytes=row.bytes,
         revision=row.revision, data_subject_id=row.data_subject_id,
         quarantine=row.quarantine_state, frozen=frozen, created_at=row.created_at,
-        updated_at=row.updated_at,
+        updated_at=row.updated_at, expires_at=row.expires_at,
     )
 
 
@@ -207,6 +242,19 @@ class Usage:
     items: int
     bytes: int
     quota_bytes: int | None
+
+
+def _expiry_request(expires_at: Any) -> dict[str, Any]:
+    """The expiry as part of a write's request (so a replay with another expiry mismatches)."""
+    if expires_at is c.KEEP:
+        return {}
+    return {"expires": expires_at.isoformat() if expires_at is not None else None}
+
+
+def _set_expiry(result: c.RetainResult, expires_at: Any) -> None:
+    """Set (or clear) the item's own expiry in the write's transaction."""
+    if expires_at is not c.KEEP:
+        MemoryItem.objects.filter(pk=result.id).update(expires_at=expires_at)
 
 
 def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
@@ -385,15 +433,17 @@ class LocalProvider(c.Provider):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
         partition = scope.single()
         c.check_mode(mode)
+        expires_at = c.check_expiry(expires_at)
         c.check_operation_id(operation_id)
         c.check_text(content, field="content")
         subject = c.check_subject(data_subject_id)
         key = key if tier == "facts" and not key else c.normalise_key(tier, key)
         request = {"op": "retain", "tier": tier, "key": key, "content": content, "mode": mode,
-                   "subject": subject}
+                   "subject": subject, **_expiry_request(expires_at)}
         with self._bounded(deadline):
             namespace = self._namespaces(scope)[partition]
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
@@ -418,6 +468,7 @@ class LocalProvider(c.Provider):
                         raise
             if item is not None:
                 result = self._change(namespace, item, content, mode, subject, actor, None)
+            _set_expiry(result, expires_at)
             self._remember(scope, op_hash, req_hash, result.to_dict())
         return result
 
@@ -507,14 +558,16 @@ class LocalProvider(c.Provider):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
         c.check_mode(mode)
         c.check_operation_id(operation_id)
         c.check_text(content, field="content")
+        expires_at = c.check_expiry(expires_at)
         if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
             raise c.InvalidRequest("expected_revision must be a whole number")
         request = {"op": "update", "id": item_id, "content": content, "mode": mode,
-                   "expected": expected_revision}
+                   "expected": expected_revision, **_expiry_request(expires_at)}
         with self._bounded(deadline):
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
@@ -524,6 +577,7 @@ class LocalProvider(c.Provider):
             if freeze is not None:
                 raise self._frozen_error(freeze)
             result = self._change(namespace, item, content, mode, None, actor, expected_revision)
+            _set_expiry(result, expires_at)
             self._remember(scope, op_hash, req_hash, result.to_dict())
         return result
 
@@ -840,6 +894,10 @@ class LocalProvider(c.Provider):
         if filters.key is not None:
             c.check_id(filters.key, field="key")
             qs = qs.filter(key=filters.key)
+        c.check_list_filters(filters)
+        if filters.key_prefix:
+            qs = qs.annotate(key_c=Collate("key", "C")).filter(
+                _key_prefix_range(filters.key_prefix))
         if filters.subject is not None:
             qs = qs.filter(data_subject_id=c.check_subject(filters.subject))
         if filters.quarantine is not None:
@@ -855,6 +913,8 @@ class LocalProvider(c.Provider):
             qs = qs.filter(updated_at__lt=filters.updated_before)
         if filters.created_before is not None:
             qs = qs.filter(created_at__lt=filters.created_before)
+        if filters.expired_before is not None:
+            qs = qs.filter(expires_at__lt=filters.expired_before)
         if filters.frozen is not None:
             frozen_ns = list(self._frozen_namespaces(namespaces))
             held_q = Q(filter_item_frozen=True) | Q(namespace_id__in=frozen_ns)
@@ -868,21 +928,36 @@ class LocalProvider(c.Provider):
         qs = self._apply_filters(
             MemoryItem.objects.filter(namespace__in=ns_list), filters, ns_list
         )
-        if cursor:
-            updated, pk = _decode_cursor(cursor)
-            # The redundant ``updated_at <= u`` is the index range: the OR alone is only a
-            # filter, and the scan would walk every newer row first (like an OFFSET).
-            qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, id__lt=pk),
-                           updated_at__lte=updated)
+        order = filters.order or "updated"
+        # Each order is a keyset over its own index (memoryitem_keyset, _key_order,
+        # _size_order); the redundant bound (``<= value``) is the index range: the OR alone is
+        # only a filter, and the scan would walk every earlier row first (like an OFFSET).
+        if order == "key":
+            qs = qs.annotate(key_c=Collate("key", "C"))
+            if cursor:
+                key, pk = _decode_cursor(cursor, order)
+                qs = qs.filter(Q(key_c__gt=key) | Q(key_c=key, id__gt=pk), key_c__gte=key)
+            ordering: tuple[str, ...] = ("key_c", "id")
+        elif order == "size":
+            if cursor:
+                size, pk = _decode_cursor(cursor, order)
+                qs = qs.filter(Q(bytes__lt=size) | Q(bytes=size, id__lt=pk), bytes__lte=size)
+            ordering = ("-bytes", "-id")
+        else:
+            if cursor:
+                updated, pk = _decode_cursor(cursor, order)
+                qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, id__lt=pk),
+                               updated_at__lte=updated)
+            ordering = ("-updated_at", "-id")
         rows = list(qs.annotate(item_frozen=self._item_freeze_exists())
-                    .order_by("-updated_at", "-id")[: limit + 1])
+                    .order_by(*ordering)[: limit + 1])
         by_id = {ns.id: ns for ns in ns_list}
         frozen_ns = self._frozen_namespaces(ns_list)
         items = []
         for row in rows[:limit]:
             row.namespace = by_id[row.namespace_id]
             items.append(_to_item(row, row.item_frozen or row.namespace_id in frozen_ns))
-        next_cursor = _encode_cursor(rows[limit - 1]) if len(rows) > limit else None
+        next_cursor = _encode_cursor(rows[limit - 1], order) if len(rows) > limit else None
         return c.ItemPage(items=items, next_cursor=next_cursor)
 
     def list_items(
@@ -1092,7 +1167,7 @@ class LocalProvider(c.Provider):
 
     _EXPORT_FIELDS = ("id", "namespace_id", "x_partition", "tier", "key", "content", "bytes",
                       "revision", "data_subject_id", "quarantine_state", "created_at",
-                      "updated_at")
+                      "updated_at", "expires_at")
 
     def _export_batch(self, filters: c.ItemFilters, namespaces: list[Namespace],
                       after: tuple[dt.datetime, uuid.UUID] | None,
@@ -1135,7 +1210,8 @@ class LocalProvider(c.Provider):
                            quarantine=row["quarantine_state"],
                            frozen=(row["namespace_id"] in frozen_ns
                                    or str(row["id"]) in frozen_items),
-                           created_at=row["created_at"], updated_at=row["updated_at"])
+                           created_at=row["created_at"], updated_at=row["updated_at"],
+                           expires_at=row["expires_at"])
                     for row in rows.iterator(chunk_size=EXPORT_FETCH)]
             yield from batch
             if len(batch) < EXPORT_BATCH:
@@ -1165,6 +1241,9 @@ class LocalProvider(c.Provider):
             f" || ', \"{name}\": \"' || replace(to_char(t.{column} AT TIME ZONE 'UTC', "
             "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z') || '\"'"
             for name, column in (("createdAt", "created_at"), ("updatedAt", "updated_at")))
+        + " || CASE WHEN t.expires_at IS NULL THEN '' ELSE ', \"expiresAt\": \"' || replace("
+        "to_char(t.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+        "'.000000Z', 'Z') || '\"' END"
         + " || '}'"
     )
 

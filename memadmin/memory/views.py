@@ -4,6 +4,7 @@ agent tokens (owners mint them for the namespaces they own)."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import itertools
 import json
 from collections.abc import Iterator
@@ -68,12 +69,34 @@ def _manageable_tokens(user, workspace):  # type: ignore[no-untyped-def]
     return tokens.exclude(Exists(foreign))
 
 
+def _curl_example(endpoint: str, secret: str, partition: str) -> str:
+    """A recall an owner can paste into a shell to try a new token (the deadline is computed
+    by the shell: a fixed one would have passed by the time it is pasted)."""
+    body = ('{"version": 1, "operation": "recall", "operationId": "try-1", '
+            f'"partition": "{partition}", '
+            '"deadlineAt": "\'$(date -u -d "+10 seconds" +%Y-%m-%dT%H:%M:%SZ)\'", '
+            '"input": {"text": "hello"}}')
+    return (f"curl -sS -X POST {endpoint} \\\n"
+            f"  -H 'Authorization: Bearer {secret}' \\\n"
+            "  -H 'Content-Type: application/json' \\\n"
+            f"  -d '{body}'")
+
+
 def _page(request: AuthenticatedHttpRequest, workspace, form, *, secret: str | None = None,  # type: ignore[no-untyped-def]
-          status: int = 200) -> HttpResponse:
+          status: int = 200, minted: AgentToken | None = None) -> HttpResponse:
     tokens = (_manageable_tokens(request.user, workspace)
               .prefetch_related("namespaces__resource").order_by("-created_at"))
+    endpoint = curl = None
+    if secret is not None:
+        from django.conf import settings
+
+        endpoint = request.build_absolute_uri("/" + settings.MEMADMIN_ENDPOINT_PATH)
+        first = minted.namespaces.order_by("slug").first() if minted is not None else None
+        if first is not None:
+            curl = _curl_example(endpoint, secret, first.partition_key)
     return render(request, "memory/tokens.html", ws_context(
         request, workspace, tokens=list(tokens), form=form, secret=secret, tab="tokens",
+        endpoint=endpoint, curl=curl,
         can_reactivate=access.can(request.user, "manage_workspace", workspace),
         can_mint=access.owned_namespaces(request.user, workspace).exists()),
         status=status)
@@ -107,7 +130,8 @@ def token_mint(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         form.add_error(None, exc)
         return _page(request, workspace, form, status=400)
     # The secret is shown in this response only; it is never stored or shown again.
-    return _page(request, workspace, AgentTokenForm(namespaces=owned), secret=secret)
+    return _page(request, workspace, AgentTokenForm(namespaces=owned), secret=secret,
+                 minted=token)
 
 
 @require_POST
@@ -133,11 +157,41 @@ def _target(request: AuthenticatedHttpRequest, slug: str, resource: str, namespa
     return workspace, res, ns
 
 
+def _when(value: Any) -> str:
+    """A time for a sentence: "1 Dec 2026 at 07:25 UTC"."""
+    import datetime as dt
+
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return value[:16]
+    if not isinstance(value, dt.datetime):
+        return ""
+    value = value.astimezone(dt.UTC)
+    return f"{value.day} {value:%b %Y} at {value:%H:%M} UTC"
+
+
+def _freeze_sentence(kind: str | None, by: Any, at: Any, reason: Any) -> str:
+    what = "put it on legal hold" if kind == "legal_hold" else "froze it"
+    return f"{by or 'Someone'} {what} on {_when(at)}, because: “{reason}”."
+
+
+def _frozen_sentence(res: Any, ns: Any, item: c.Item) -> str:
+    """Who froze the item (or what holds it), when and why, in plain words; empty if free."""
+    if not item.frozen:
+        return ""
+    for freeze in reversed(selectors.active_freezes(res, ns, item.id)):
+        return _freeze_sentence(freeze.kind, freeze.created_by_label, freeze.created_at,
+                                freeze.reason)
+    return "It is frozen in the store."
+
+
 def _provider_error_text(error: c.ProviderError) -> str:
     if isinstance(error, c.Frozen) and error.details:
         d = error.details
-        what = "on legal hold" if d.get("kind") == "legal_hold" else "frozen"
-        return f"It is {what} (by {d.get('by')}, {d.get('at', '')[:16]}): {d.get('reason')}"
+        said = _freeze_sentence(d.get("kind"), d.get("by"), d.get("at"), d.get("reason"))
+        return f"Nothing was saved: {said} Writes are refused until it is lifted."
     if isinstance(error, c.Timeout):
         return "The provider did not answer in time. Nothing was changed; try again."
     if isinstance(error, c.Unsupported):
@@ -181,28 +235,21 @@ def item_list(request: AuthenticatedHttpRequest, slug: str, resource: str,
         except c.ProviderError as exc:
             error, status = _provider_error_text(exc), 400 if isinstance(
                 exc, c.InvalidRequest) else 503
-    match_count = None
+    row = ws_selectors.namespace_row(user=request.user, namespace=ns)
+    rows, total = [], None
     if page is not None:
         page = dataclasses.replace(page, items=selectors.shown_items(page.items))
-        match_count = None if request.htmx else _match_count(res, ns, form.filters())
+        q = form.cleaned_data.get("q")
+        rows = [(item, selectors.highlighted(item.content, q)) for item in page.items]
+        if not request.htmx:  # "Load more" pages do not recount
+            total = selectors.matching_total(res.provider, form.filters(), namespace_scope(ns),
+                                             namespace_items=row.items)
     template = "memory/items.html#rows" if request.htmx and page else "memory/items.html"
     return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, form=form, page=page, error=error,
-        row=ws_selectors.namespace_row(user=request.user, namespace=ns),
-        freezes=selectors.active_freezes(res, ns),
+        rows=rows, total=total, row=row, freezes=selectors.active_freezes(res, ns),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
-        query=form.query_without_cursor(), match_count=match_count), status=status)
-
-
-def _match_count(res: Any, ns: Any, filters: c.ItemFilters) -> selectors.CappedCount | None:
-    """How many items the filters match, capped (None without filters: the namespace's total
-    is on the page already; a provider that cannot count shows as unknown)."""
-    if filters.is_empty():
-        return None
-    try:
-        return selectors.item_count(res.provider, filters, namespace_scope(ns))
-    except c.ProviderError:
-        return selectors.CappedCount(None)
+        query=form.query_without_cursor()), status=status)
 
 
 def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any, ns: Any,
@@ -213,7 +260,14 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
     revisions = {r.revision: r for r in detail.revisions}
     diff, diff_withheld = None, False
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
-    if _whole(a) in revisions and _whole(b) in revisions:
+    if _whole(b) in revisions and _whole(a) not in revisions:
+        # Only "with" chosen: compare it with its predecessor.
+        earlier = [n for n in revisions if n < int(b)]
+        a = str(max(earlier)) if earlier else b
+    chosen = _whole(a) in revisions and _whole(b) in revisions
+    if not chosen:
+        a, b = selectors.default_comparison(list(revisions))
+    if chosen:
         if withheld & {int(a), int(b)}:
             diff_withheld = True  # a quarantined version is compared only in the review queue
         else:
@@ -225,6 +279,7 @@ def _detail_context(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
     return ws_context(
         request, workspace, resource=res, namespace=ns, detail=detail, item=detail.item,
         revisions=list(reversed(detail.revisions)), diff=diff, diff_a=a, diff_b=b,
+        freeze_text=_frozen_sentence(res, ns, detail.item),
         diff_withheld=diff_withheld, withheld=withheld,
         quarantine=quarantine, freezes=selectors.active_freezes(res, ns, detail.item.id),
         can_edit=access.can(request.user, "edit_memory", workspace, ns),
@@ -264,17 +319,23 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
         raise Http404("not found") from None
     if detail.item.quarantine == "pending":
         raise PermissionDenied("quarantined items are reviewed in the quarantine queue")
+    expiry = detail.item.expires_at
     form = forms.ItemEditForm(posted(request), initial={
-        "content": detail.item.content, "expected_revision": detail.item.revision})
+        "content": detail.item.content, "expected_revision": detail.item.revision,
+        "expires_at": expiry.astimezone(dt.UTC).replace(tzinfo=None) if expiry else None})
     conflict = None
     status = 200
     if request.method == "POST":
         if form.is_valid():
             try:
+                wanted = form.cleaned_data["expires_at"]
+                changed = "expires_at" in form.data and wanted != (
+                    expiry.replace(second=0, microsecond=0) if expiry else None)
                 result = memory_item_update(
                     actor=Actor.of(request.user), namespace=ns, item_id=item_id,
                     content=form.cleaned_data["content"], mode=form.cleaned_data["mode"],
-                    expected_revision=form.cleaned_data["expected_revision"])
+                    expected_revision=form.cleaned_data["expected_revision"],
+                    expires_at=wanted if changed else c.KEEP)
             except c.Conflict:
                 # Show theirs beside yours and let the next save target the current revision.
                 detail = provider.get_item(item_id, scope=scope, deadline=deadline)
@@ -293,10 +354,20 @@ def item_edit(request: AuthenticatedHttpRequest, slug: str, resource: str, names
                 return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
         else:
             status = 400
+    extra: dict[str, Any] = {}
+    if conflict is not None:
+        shown, withheld = selectors.shown_detail(detail)
+        latest = shown.revisions[-1] if shown.revisions else None
+        extra = {"conflict_by": latest.actor if latest else "",
+                 "merge": selectors.merge_view(form.cleaned_data.get("content") or "",
+                                               conflict.content),
+                 # The item page's revision table is swapped in beside the editor (htmx).
+                 "revisions": list(reversed(shown.revisions)), "withheld": withheld,
+                 "can_edit": True}
     template = "memory/edit.html#editor" if request.htmx else "memory/edit.html"
     return render(request, template, ws_context(
         request, workspace, resource=res, namespace=ns, item=detail.item, form=form,
-        conflict=conflict, limit=res.item_max_bytes), status=status)
+        conflict=conflict, limit=res.item_max_bytes, **extra), status=status)
 
 
 @require_POST
@@ -402,14 +473,22 @@ def lift(request: AuthenticatedHttpRequest, slug: str, resource: str,
 @login_required
 def items_delete(request: AuthenticatedHttpRequest, slug: str, resource: str,
                  namespace: str) -> HttpResponse:
-    """Delete a selection: first a confirmation stating the exact count, then the deletion."""
+    """Delete a selection: first a confirmation stating the exact count, then the deletion.
+    "All N matching" selected on the list posts the filters instead of ids (``scope=matching``):
+    that is the filter-wide delete, a job, whatever the number."""
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    if request.POST.get("scope") == "matching":
+        return _delete_matching(request, workspace, res, ns)
     # Checkboxes send one id each; the confirmation sends them comma-joined.
     ids = [part for value in request.POST.getlist("ids") for part in value.split(",")]
     ids = list(dict.fromkeys(i for i in ids if i and len(i) <= c.MAX_ID_BYTES))[:10_000]
     if not ids:
         messages.error(request, "Select the items to delete first.")
-        return redirect("memory:items", workspace.slug, res.slug, ns.slug)
+        # Back to the same filtered list (the filters travel beside the checkboxes).
+        filters = forms.ItemFilterForm(request.POST)
+        query = filters.query_without_cursor() if filters.is_valid() else ""
+        url = reverse("memory:items", args=[workspace.slug, res.slug, ns.slug])
+        return redirect(url + (f"?{query}" if query else ""))
     if request.POST.get("confirm") != "yes":
         return render(request, "memory/delete_confirm.html", ws_context(
             request, workspace, resource=res, namespace=ns, ids=ids, count=len(ids)))
@@ -555,6 +634,11 @@ def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource
     """Delete everything matching the filters: a confirmation stating the exact count (or, when
     the provider cannot count, asking for the word DELETE), then a job."""
     workspace, res, ns = _target(request, slug, resource, namespace, "edit_memory")
+    return _delete_matching(request, workspace, res, ns)
+
+
+def _delete_matching(request: AuthenticatedHttpRequest, workspace: Any, res: Any,
+                     ns: Any) -> HttpResponse:
     filter_form = forms.ItemFilterForm(request.POST)
     if not filter_form.is_valid():
         return HttpResponse("invalid filters", status=400, content_type="text/plain")
@@ -566,8 +650,10 @@ def items_delete_matching(request: AuthenticatedHttpRequest, slug: str, resource
         messages.error(request, _provider_error_text(exc))
         return redirect("memory:items", workspace.slug, res.slug, ns.slug)
     confirming = request.POST.get("confirm") == "yes"
+    # Items unticked on the list while "all matching" was selected are kept.
+    keep = ",".join(i for i in request.POST.getlist("keep") if i and len(i) <= c.MAX_ID_BYTES)
     form = forms.BulkDeleteForm(request.POST if confirming else None,
-                                initial={"expected": count})
+                                initial={"expected": count, "exclude": keep})
     notice, status = None, 200
     if confirming:
         if not form.is_valid():

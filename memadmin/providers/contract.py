@@ -42,6 +42,20 @@ MAX_ID_BYTES = 1_024
 MAX_QUERY_BYTES = 1_024
 MAX_SUBJECT_ID_CHARS = 256
 LIST_MAX_LIMIT = 500
+#: The orders of ``list_items``: newest first (the default), key A to Z (code point order),
+#: largest first; ties by item id.
+LIST_ORDERS = ("updated", "key", "size")
+
+
+class _Keep:
+    """The ``expires_at`` of a write that leaves the item's expiry as it is."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: ``expires_at=KEEP`` (the default of ``retain`` and ``update_item``): the expiry unchanged.
+KEEP: Any = _Keep()
 
 #: Every wire operation. ``capabilities()`` answers a subset, plus ``idempotent_writes`` when the
 #: provider deduplicates writes by operation id.
@@ -334,9 +348,17 @@ class ItemFilters:
     #: Items in which personal data or a secret of this type was detected (``email``,
     #: ``card``...: memadmin.privacy.detect.TYPES). Only stores that keep labels support it.
     pii: str | None = None
+    #: Items whose own expiry (``expiresAt``, or a store's TTL) is strictly before this time.
+    expired_before: dt.datetime | None = None
+    #: Items whose key starts with this text (the item list's key filter; ``key`` is exact).
+    key_prefix: str | None = None
+    #: How ``list_items`` orders a page: one of ``LIST_ORDERS`` (None: ``updated``). Not a
+    #: filter: ``count``, ``export`` and ``delete_items`` ignore it.
+    order: str | None = None
 
     def is_empty(self) -> bool:
-        return all(getattr(self, f.name) is None for f in dataclasses.fields(self))
+        return all(getattr(self, f.name) is None for f in dataclasses.fields(self)
+                   if f.name != "order")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -439,6 +461,7 @@ class Provider(abc.ABC):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: Scope, deadline: float,
+        expires_at: Any = KEEP,
     ) -> RetainResult:
         """Store ``content`` under (tier, key) in the scope's single partition.
 
@@ -464,8 +487,9 @@ class Provider(abc.ABC):
         self, filters: ItemFilters, *, cursor: str | None = None, limit: int = 50,
         scope: Scope, deadline: float,
     ) -> ItemPage:
-        """A page of items, newest first, and the cursor of the next page (keyset, stable under
-        concurrent writes). Raises InvalidRequest for a malformed cursor or filter."""
+        """A page of items in ``filters.order`` (newest first unless asked otherwise), and the
+        cursor of the next page (keyset, stable under concurrent writes; valid for that order
+        only). Raises InvalidRequest for a malformed cursor, filter or order."""
 
     @abc.abstractmethod
     def count(self, filters: ItemFilters, *, scope: Scope, deadline: float) -> int | None:
@@ -479,6 +503,7 @@ class Provider(abc.ABC):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: Scope, deadline: float,
+        expires_at: Any = KEEP,
     ) -> RetainResult:
         """Change an item when its revision is still ``expected_revision``.
         Raises Conflict when it moved on, Frozen, TooLarge, NotFound, InvalidRequest."""
@@ -550,7 +575,25 @@ def utf8_cut(text: str, max_bytes: int) -> str:
 _CONTROL_CHARACTERS = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-TIME_FILTERS: tuple[str, ...] = ("updated_since", "updated_before", "created_before")
+TIME_FILTERS: tuple[str, ...] = ("updated_since", "updated_before", "created_before",
+                                 "expired_before")
+
+
+def check_expiry(value: Any) -> dt.datetime | None | _Keep:
+    """A write's ``expires_at``: KEEP (unchanged), None (never expires) or an aware time."""
+    if value is KEEP or value is None:
+        return value
+    if not isinstance(value, dt.datetime) or value.utcoffset() is None:
+        raise InvalidRequest("expiresAt must be a time with a time zone (RFC 3339)")
+    return value
+
+
+def check_list_filters(filters: ItemFilters) -> None:
+    """Refuse an unknown order or a key prefix no key could have."""
+    if filters.order is not None and filters.order not in LIST_ORDERS:
+        raise InvalidRequest(f"order must be one of {', '.join(LIST_ORDERS)}")
+    if filters.key_prefix is not None:
+        check_id(filters.key_prefix, field="keyPrefix")
 
 
 def check_time_filters(filters: ItemFilters) -> None:

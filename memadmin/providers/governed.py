@@ -217,12 +217,49 @@ def check_filters(filters: c.ItemFilters) -> c.ItemFilters:
         raise c.Unsupported("this store keeps no personal-data labels (only the built-in "
                             "store detects them)")
     c.check_time_filters(filters)
+    c.check_list_filters(filters)
     return filters
+
+
+def _no_expiry(expires_at: Any) -> None:
+    """These stores keep no per-item expiry memadmin could set (LangGraph's TTL is the store's
+    configuration, read and shown but not written: docs/provider-protocol.md)."""
+    if expires_at is not c.KEEP:
+        raise c.Unsupported("this store keeps no per-item expiry that memadmin can set")
 
 
 def encode_cursor(item: StoredItem) -> str:
     raw = json.dumps({"t": item.order, "i": item.ref}).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _order_value(item: StoredItem, order: str) -> tuple[Any, ...]:
+    """The ascending sort value of ``item`` in ``order`` ("key": A to Z, "size": largest
+    first), ties by ref."""
+    if order == "key":
+        return (item.key, item.ref)
+    return (-item.bytes, item.ref)
+
+
+def encode_order_cursor(item: StoredItem, order: str) -> str:
+    raw = json.dumps({"o": order, "v": list(_order_value(item, order))}).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_order_cursor(cursor: str, order: str) -> tuple[Any, ...]:
+    c.check_id(cursor, field="cursor")
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        value = data["v"]
+        if data["o"] != order or not isinstance(value, list) or len(value) != 2 \
+                or not isinstance(value[1], str) \
+                or not isinstance(value[0], str if order == "key" else int):
+            raise ValueError("cursor fields")
+        return tuple(value)
+    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error,
+            UnicodeEncodeError):
+        raise c.InvalidRequest("malformed cursor") from None
 
 
 def decode_cursor(cursor: str) -> tuple[int, str]:
@@ -576,7 +613,9 @@ class GovernedProvider(c.Provider):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
+        _no_expiry(expires_at)
         self._require("retain")
         c.check_mode(mode)
         c.check_operation_id(operation_id)
@@ -670,7 +709,9 @@ class GovernedProvider(c.Provider):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
+        _no_expiry(expires_at)
         self._require("update")
         c.check_mode(mode)
         c.check_operation_id(operation_id)
@@ -855,11 +896,17 @@ class GovernedProvider(c.Provider):
                 continue
             if filters.key is not None and item.key != filters.key:
                 continue
+            if filters.key_prefix and not item.key.startswith(filters.key_prefix):
+                continue
             if filters.subject is not None and item.subject != filters.subject:
                 continue
             if filters.updated_since is not None and item.updated_at < filters.updated_since:
                 continue
             if filters.updated_before is not None and item.updated_at >= filters.updated_before:
+                continue
+            # A store's own TTL (LangGraph's expires_at) is the same thing as an item's expiry.
+            if filters.expired_before is not None and (
+                    item.expires_at is None or item.expires_at >= filters.expired_before):
                 continue
             if terms is not None and not matches(item.content, terms):
                 continue
@@ -899,14 +946,25 @@ class GovernedProvider(c.Provider):
         self._require("list")
         check_limit(limit)
         check_filters(filters)
-        after = decode_cursor(cursor) if cursor else None
+        order = filters.order or "updated"
+        after = (decode_cursor(cursor) if order == "updated" else
+                 decode_order_cursor(cursor, order)) if cursor else None
         end = end_of(deadline)
         with self._bounded(end):
             rows = self._annotated(self._namespaces(scope), filters, end)
-        if after is not None:
-            rows = [r for r in rows if (r[0].order, r[0].ref) < after]
-        page = rows[: limit]
-        next_cursor = encode_cursor(page[-1][0]) if len(rows) > limit else None
+        if order == "updated":
+            if after is not None:
+                rows = [r for r in rows if (r[0].order, r[0].ref) < after]
+            page = rows[: limit]
+            next_cursor = encode_cursor(page[-1][0]) if len(rows) > limit else None
+        else:
+            # The whole namespace is read anyway (these stores have no index of their own).
+            ranked = sorted(rows, key=lambda r: _order_value(r[0], order))
+            if after is not None:
+                ranked = [r for r in ranked if _order_value(r[0], order) > after]
+            page = ranked[: limit]
+            next_cursor = (encode_order_cursor(page[-1][0], order)
+                           if len(ranked) > limit else None)
         return c.ItemPage(items=[self._to_item(s, row, f) for s, row, f in page],
                           next_cursor=next_cursor)
 

@@ -427,10 +427,12 @@ class HttpProvider(c.Provider):
     def retain(
         self, tier: str, key: str, content: str, mode: str, *, data_subject_id: str | None = None,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
         fields: dict[str, Any] = {"tier": tier, "key": key, "content": content, "mode": mode}
         if data_subject_id is not None:
             fields["dataSubjectId"] = data_subject_id
+        wire.expiry_to_wire(expires_at, fields)
         data = self._call("retain", fields, scope=scope, deadline=deadline,
                           operation_id=operation_id)
         return _decode(wire.write_result_from_wire, data)
@@ -438,9 +440,11 @@ class HttpProvider(c.Provider):
     def update_item(
         self, item_id: str, content: str, mode: str, *, expected_revision: int,
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
+        expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
-        fields = {"id": item_id, "content": content, "mode": mode,
-                  "expectedRevision": expected_revision}
+        fields = wire.expiry_to_wire(expires_at, {"id": item_id, "content": content,
+                                                  "mode": mode,
+                                                  "expectedRevision": expected_revision})
         data = self._call("update", fields, scope=scope, deadline=deadline,
                           operation_id=operation_id)
         return _decode(wire.write_result_from_wire, data)

@@ -79,7 +79,8 @@ def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
     c.check_time_filters(filters)
     out: dict[str, Any] = {}
     for name, key in (("q", "q"), ("tier", "tier"), ("key", "key"), ("subject", "subject"),
-                      ("frozen", "frozen"), ("quarantine", "quarantine"), ("pii", "pii")):
+                      ("frozen", "frozen"), ("quarantine", "quarantine"), ("pii", "pii"),
+                      ("key_prefix", "keyPrefix"), ("order", "order")):
         value = getattr(filters, name)
         if value is not None:
             out[key] = value
@@ -89,7 +90,25 @@ def filters_to_wire(filters: c.ItemFilters) -> dict[str, Any]:
         out["updatedBefore"] = iso(filters.updated_before)
     if filters.created_before is not None:
         out["createdBefore"] = iso(filters.created_before)
+    if filters.expired_before is not None:
+        out["expiredBefore"] = iso(filters.expired_before)
     return out
+
+
+def expiry_from_wire(body: dict[str, Any]) -> Any:
+    """A write's ``expiresAt``: absent, unchanged (``c.KEEP``); null, never expires; else an
+    RFC 3339 time with an offset."""
+    if "expiresAt" not in body:
+        return c.KEEP
+    if body["expiresAt"] is None:
+        return None
+    return c.check_expiry(parse_time(body["expiresAt"], "expiresAt"))
+
+
+def expiry_to_wire(value: Any, fields: dict[str, Any]) -> dict[str, Any]:
+    if value is not c.KEEP:
+        fields["expiresAt"] = iso(c.check_expiry(value))  # type: ignore[arg-type]
+    return fields
 
 
 def item_to_wire(item: c.Item) -> dict[str, Any]:
@@ -99,6 +118,7 @@ def item_to_wire(item: c.Item) -> dict[str, Any]:
         "revision": item.revision, "dataSubjectId": item.data_subject_id,
         "quarantine": item.quarantine, "frozen": item.frozen,
         "createdAt": iso(item.created_at), "updatedAt": iso(item.updated_at),
+        **({"expiresAt": iso(item.expires_at)} if item.expires_at is not None else {}),
     }
 
 
@@ -108,7 +128,7 @@ def item_to_wire(item: c.Item) -> dict[str, Any]:
 #: each value, the two ``%d`` the sizes.
 ITEM_LINE = (b'{"id": %s, "partition": %s, "tier": %s, "key": %s, "source": %s, "content": %s, '
              b'"bytes": %d, "revision": %d, "dataSubjectId": %s, "quarantine": %s, "frozen": %s, '
-             b'"createdAt": %s, "updatedAt": %s}\n')
+             b'"createdAt": %s, "updatedAt": %s%s}\n')
 _dumps = orjson.dumps
 
 
@@ -126,7 +146,8 @@ def item_line(item: c.Item) -> bytes:
         _dumps(item.source), _dumps(item.content), item.bytes, item.revision,
         _dumps(item.data_subject_id), _dumps(item.quarantine),
         b"true" if item.frozen else b"false", time_json(item.created_at),
-        time_json(item.updated_at))
+        time_json(item.updated_at),
+        b', "expiresAt": ' + time_json(item.expires_at) if item.expires_at is not None else b"")
 
 
 def revision_to_wire(rev: c.Revision) -> dict[str, Any]:
@@ -223,6 +244,8 @@ def filters_from_wire(data: Any) -> c.ItemFilters:
         updated_since=_time(data.get("updatedSince"), "/updatedSince"),
         updated_before=_time(data.get("updatedBefore"), "/updatedBefore"),
         created_before=_time(data.get("createdBefore"), "/createdBefore"),
+        key_prefix=data.get("keyPrefix"), order=data.get("order"),
+        expired_before=_time(data.get("expiredBefore"), "/expiredBefore"),
     )
 
 
@@ -234,6 +257,8 @@ def item_from_wire(data: dict[str, Any]) -> c.Item:
         quarantine=data["quarantine"], frozen=data["frozen"],
         created_at=parse_time(data["createdAt"], "createdAt"),
         updated_at=parse_time(data["updatedAt"], "updatedAt"),
+        expires_at=(parse_time(data["expiresAt"], "expiresAt")
+                    if data.get("expiresAt") is not None else None),
     )
 
 

@@ -25,6 +25,13 @@ def test_a_flagged_fact_is_stored_quarantined_with_a_review_entry(api: Api) -> N
     assert entry.label == f"facts/{item.key}.md"
 
 
+def test_remember_answers_accepted_with_the_quarantine_fact_not_stored(api: Api) -> None:
+    held = api.remember(INJECTION)
+    assert held["status"] == "accepted" and held["quarantined"] is True
+    clean = api.remember("The launch is on Tuesday.")
+    assert clean["status"] == "stored" and "quarantined" not in clean
+
+
 def test_recall_answers_a_label_only(api: Api) -> None:
     api.remember(INJECTION)
     api.remember("The launch is on Tuesday.")

@@ -83,6 +83,13 @@ def stored(local_config, namespace, other_namespace):  # type: ignore[no-untyped
     MemoryItem.objects.filter(pk=ids["agent"]).update(created_at=whole, updated_at=whole)
     tie = dt.datetime(2026, 6, 1, 12, 0, 0, 123456, tzinfo=dt.UTC)
     MemoryItem.objects.filter(key__startswith="tie").update(updated_at=tie)
+    # Items with their own expiry carry expiresAt (whole seconds and microseconds).
+    put("expiring", "Until the end of the trial.")
+    put("expiring2", "Until the offer ends.")
+    MemoryItem.objects.filter(pk=ids["expiring"]).update(
+        expires_at=dt.datetime(2030, 1, 2, 3, 4, 5, tzinfo=dt.UTC))
+    MemoryItem.objects.filter(pk=ids["expiring2"]).update(
+        expires_at=dt.datetime(2030, 1, 2, 3, 4, 5, 60, tzinfo=dt.UTC))
     return ids
 
 

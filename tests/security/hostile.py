@@ -545,6 +545,7 @@ JUNK_PAGES: list[Target] = [
     Target("providers:maintenance", "GET", "olga", None, JUNK),
     Target("providers:history", "GET", "olga", None, JUNK, kwargs={"provider": "builtin"}),
     Target("jobs:detail", "GET", "alice", None, JUNK),
+    Target("jobs:list", "GET", "alice", None, JUNK),
     Target("quarantine:allowed", "GET", "carl", None, JUNK),
     Target("gdpr:new", "GET", "carl", None, JUNK),
     Target("gdpr:detail", "GET", "carl", None, JUNK),

@@ -231,6 +231,7 @@ ROWS: dict[str, Row] = {
     "workspaces:namespace_delete": Row(NS, get=NOT_ALLOWED, post=gate(ADMIN, 302)),
     "workspaces:namespace_recount": Row(NS, get=NOT_ALLOWED, post=gate(EDIT_NS, 302)),
 
+    "jobs:list": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
     "jobs:detail": Row(lambda w: {"job_id": w.export_job},
                        get=gate(ADMIN, 200, denied=404), post=NOT_ALLOWED),
     "jobs:cancel": Row(lambda w: {"job_id": w.export_job},

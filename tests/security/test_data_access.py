@@ -315,6 +315,7 @@ EXITS: dict[str, list[Variant]] = {
     "workspaces:namespace": [V(n, "workspaces:namespace", NS(n)) for n in ALL_NS],
     "workspaces:namespace_edit": [V(n, "workspaces:namespace_edit", NS(n)) for n in ALL_NS],
     "jobs:detail": [V(k, "jobs:detail", JOB(k)) for k in ("ada", "nora", "access")],
+    "jobs:list": _every_ws("jobs:list"),
     "providers:list": _every_ws("providers:list"),
     "providers:create": _every_ws("providers:create"),
     "providers:edit": [V(s, "providers:edit", FIXED({"slug": s, "provider": "builtin"}))
