@@ -42,6 +42,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
+from memadmin.events import services as events
 from memadmin.gdpr import scrub
 from memadmin.gdpr.access_output import ACCESS_TTL
 from memadmin.gdpr.models import (
@@ -534,6 +535,7 @@ def subject_request_close_with_exceptions(*, actor: Actor, subject_request: Subj
         if sr.kind == "erasure":
             scrub.tombstone_write(sr)
             scrubbed = scrub.scrub_subject(sr, subject)
+            events.subject_erased(sr, actor=actor.label)
         sr.subject_id = None
         _save(sr, *fields)
         receipt_seal(sr)
@@ -640,6 +642,7 @@ def subject_request_close(*, actor: Actor, subject_request: SubjectRequest, stat
             if sr.kind == "erasure":
                 scrub.tombstone_write(sr)
                 scrubbed = scrub.scrub_subject(sr, subject)
+                events.subject_erased(sr, actor=actor.label)
             sr.subject_id = None
             fields.append("subject_id")
         _save(sr, *fields)

@@ -27,6 +27,7 @@ from django.db.models import CharField, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from memadmin.events import services as events
 from memadmin.gdpr.models import Tombstone
 from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.lib.keys import canonical_json, subject_hashes_all_keys
@@ -379,6 +380,7 @@ class LocalProvider(c.Provider):
             data_subject_id=subject, updated_by=actor[:200], created_at=now, updated_at=now,
             quarantine_state=screening.state_after(verdict, "clear"),
         )
+        events.item_written(item, created=True, actor=actor[:200])
         self._screened(item, verdict, "clear", namespace)
         self._bump(namespace.id, 1, size)
         return _written(item, verdict)
@@ -431,6 +433,7 @@ class LocalProvider(c.Provider):
         if item.quarantine_state != previous:
             fields.append("quarantine_state")
         item.save(update_fields=fields)
+        events.item_written(item, created=False, actor=actor[:200])
         self._screened(item, verdict, previous, namespace)
         self._bump(namespace.id, 0, delta)
         return _written(item, verdict)
@@ -531,6 +534,7 @@ class LocalProvider(c.Provider):
             if excluded:
                 qs = qs.exclude(pk__in=excluded)
             free, held = self._split_held(qs, namespaces, limit=limit)
+            events.items_deleted(free, namespaces=namespaces, actor=actor[:200])
             result = c.DeleteResult(removed=self._delete_rows(free), held=held)
             self._remember(scope, op_hash, req_hash, result.__dict__)
         return result
@@ -557,6 +561,7 @@ class LocalProvider(c.Provider):
             else:
                 qs = qs.filter(data_subject_id=c.check_subject(data_subject_id))
             free, held = self._split_held(qs, namespaces, override_hold=override_hold)
+            events.items_deleted(free, namespaces=namespaces, actor=actor[:200])
             result = c.ForgetResult(removed=self._delete_rows(free), held=held)
             self._remember(scope, op_hash, req_hash, result.__dict__)
         return result
