@@ -32,6 +32,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from memadmin.audit.services import Actor
+from memadmin.events.services import webhook_endpoint_create
 from memadmin.gdpr.models import SubjectRequest
 from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
 from memadmin.jobs import runner
@@ -119,6 +120,7 @@ class World:
     jobs: dict[str, str]
     subject_request: str
     verify_job: str
+    webhooks: dict[str, str] = dataclasses.field(default_factory=dict)  # slug -> endpoint id
 
 
 def _retain(ns: Namespace, text: str, op: str) -> str:
@@ -146,6 +148,10 @@ def _build(users: dict[str, User]) -> World:
             ws.role_grant(actor=SYSTEM, workspace=acme, user=users[name], role=role)
     ws.role_grant(actor=SYSTEM, workspace=acme, user=users["nora"], role="owner",
                   namespace=spaces[ALICE_NS])
+    # Webhook endpoints before any write: every change below is queued as a memory event.
+    webhooks = {w.slug: str(webhook_endpoint_create(
+        actor=SYSTEM, workspace=w, name="siem", url="http://127.0.0.1:9/replaced")[0].pk)
+        for w in (acme, globex)}
     items = {}
     # alice: a clean item with two revisions (a diff), and a pending one.
     items[ALICE] = _retain(spaces[ALICE_NS], f"marmalade {WORD[ALICE]} {ALICE} first", "a1")
@@ -194,7 +200,7 @@ def _build(users: dict[str, User]) -> World:
     verify = Job.objects.create(kind="audit_verify_chain", workspace=acme,
                                 created_by=users["carl"], state="queued")
     return World(namespaces=spaces, items=items, jobs=jobs, subject_request=str(request.pk),
-                 verify_job=str(verify.pk))
+                 verify_job=str(verify.pk), webhooks=webhooks)
 
 
 @pytest.fixture(scope="module")
@@ -322,6 +328,9 @@ EXITS: dict[str, list[Variant]] = {
                              lambda w, s=s: {"slug": s, "provider": "builtin"})
                            for s in ("acme", "globex")],
     "accounts:people": _every_ws("accounts:people"),
+    "events:endpoints": _every_ws("events:endpoints"),
+    "events:endpoint": [V(s, "events:endpoint", lambda w, s=s: {
+        "slug": s, "endpoint_id": w.webhooks[s]}) for s in ("acme", "globex")],
     "memory:retention_namespace": [V(n, "memory:retention_namespace", NS(n)) for n in ALL_NS],
     "memory:retention_resource": [V(r, "memory:retention_resource", RES(r))
                                   for r in ("acme/knowledge", "globex/notes")],
@@ -444,6 +453,26 @@ def _endpoint_flow(client: Client, world: World, role: str) -> list[bytes]:
     return bodies
 
 
+def _webhook_flow(client: Client, w: World, slug: str) -> list[bytes]:
+    """Memory events leave memadmin as webhook bodies: every queued event of the world's
+    writes (canary items, quarantined ones), then a "send test event", to a real receiver;
+    the bytes are the page answered and every body received."""
+    from memadmin.events import delivery
+    from memadmin.events.models import WebhookEndpoint
+    from tests.events.receiver import Receiver
+
+    receiver = Receiver()
+    try:
+        WebhookEndpoint.objects.filter(pk=w.webhooks[slug]).update(url=receiver.url)
+        delivery.deliver_due()
+        page = body_of(client.post(reverse("events:endpoint_test", kwargs={
+            "slug": slug, "endpoint_id": w.webhooks[slug]}), follow=True))
+    finally:
+        receiver.stop()
+    assert receiver.received, "the flow delivered nothing: it would prove nothing"
+    return [page, *(r.body for r in receiver.received)]
+
+
 @dataclasses.dataclass(frozen=True)
 class Flow:
     label: str
@@ -472,6 +501,9 @@ FLOWS: dict[str, list[Flow]] = {
                          for x in (ALICE, PENDING, BOB)],
     "endpoint:endpoint": [Flow("recall", lambda cl, w, r: _endpoint_flow(cl, w, r),
                                owned(*ACME_CANARIES))],
+    # Bodies carry ids and hashes only: no role's webhook gets any content.
+    "events:endpoint_test": [Flow(s, lambda cl, w, r, s=s: _webhook_flow(cl, w, s), nothing)
+                             for s in ("acme", "globex")],
 }
 
 #: Search fans out over worker threads with their own database connections: it sees only
@@ -514,7 +546,8 @@ NO_DATA.update({
         "providers:badge_rotate", "providers:incident_note",
         "providers:maintenance_add", "providers:maintenance_end", "workspaces:alert_test",
         "workspaces:secret_reactivate", "accounts:2fa_verify", "accounts:2fa_setup",
-        "accounts:2fa_recovery_codes",
+        "accounts:2fa_recovery_codes", "events:endpoint_add", "events:endpoint_edit",
+        "events:endpoint_toggle", "events:endpoint_rotate", "events:endpoint_remove",
     )
 })
 NO_DATA.update({
