@@ -37,6 +37,7 @@ SCRIPTS: dict[str, list[str]] = {
     "scanner": ["scanner.py"],
     "recall_roundtrip": ["recall_roundtrip.py"],
     "export_memory": ["export_memory.py"],
+    "webhooks": ["webhooks.py"],
 }
 
 

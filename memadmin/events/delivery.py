@@ -27,6 +27,7 @@ from django.utils import timezone
 from memadmin.events import signing
 from memadmin.events.models import Delivery, DeliveryAttempt, Event, WebhookEndpoint
 from memadmin.lib import outbound
+from memadmin.lib.failpoints import failpoint
 
 logger = logging.getLogger(__name__)
 BATCH = 20
@@ -103,6 +104,7 @@ def send(delivery: Delivery, until: dt.datetime | None, *, retry: bool = True
          ) -> DeliveryAttempt:
     """One try of a claimed delivery; records it and what comes next."""
     endpoint, event = delivery.endpoint, delivery.event
+    failpoint("webhook.send", delivery=str(delivery.pk), attempt=delivery.attempts + 1)
     started, at = time.monotonic(), timezone.now()
     status, error = _post(endpoint, event)
     took = int((time.monotonic() - started) * 1000)
