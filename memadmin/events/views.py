@@ -87,7 +87,7 @@ def endpoint_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     messages.success(request, f"Endpoint {endpoint.name} added.")
     # The secret is in this one answer only (never in a URL, a redirect or a later page).
     return _endpoint_page(request, endpoint, secret=secret if not form.cleaned_data["secret"]
-                          else "", status=201)
+                          else "")
 
 
 @require_GET

@@ -67,7 +67,7 @@ def test_an_operator_adds_a_webhook_sends_a_test_event_and_reads_the_log(
     # 4. A real memory change: delivered by the worker's duty, in the log, without content.
     item = provider_for(local_config).retain(
         "facts", "", CANARY, "replace", operation_id="browser-1", actor="agent:bot",
-        scope=c.Scope.of(namespace.partition_key), deadline=5).id
+        scope=c.Scope.of(namespace.partition_key), deadline=30).id
     assert delivery.deliver_due() == 1
     page.reload()
     row = page.locator("#delivery-log tbody tr").first
