@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "memadmin.quarantine",
     "memadmin.gdpr",
     "memadmin.jobs",
+    "memadmin.events",
     "axes",
     "django_otp",
     "django_otp.plugins.otp_totp",
@@ -253,6 +254,13 @@ MEMADMIN_ALERT_QUIET_SECONDS = envint("MEMADMIN_ALERT_QUIET_SECONDS", 900, minim
 MEMADMIN_PANEL_REFRESH_SECONDS = envint("MEMADMIN_PANEL_REFRESH_SECONDS", 10, minimum=1)
 # First wait before a failed provider step of a subject request is tried again (then doubling).
 MEMADMIN_GDPR_RETRY_SECONDS = envint("MEMADMIN_GDPR_RETRY_SECONDS", 2, minimum=0)
+# Memory-event webhooks: how often the outbox is swept, the first retry wait (then doubling),
+# tries before a delivery is given up, the deadline of one try, and how long the log is kept.
+MEMADMIN_WEBHOOK_SWEEP_SECONDS = envint("MEMADMIN_WEBHOOK_SWEEP_SECONDS", 5, minimum=1)
+MEMADMIN_WEBHOOK_RETRY_SECONDS = envint("MEMADMIN_WEBHOOK_RETRY_SECONDS", 30, minimum=1)
+MEMADMIN_WEBHOOK_MAX_ATTEMPTS = envint("MEMADMIN_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
+MEMADMIN_WEBHOOK_TIMEOUT_SECONDS = envint("MEMADMIN_WEBHOOK_TIMEOUT_SECONDS", 5, minimum=1)
+MEMADMIN_WEBHOOK_LOG_DAYS = envint("MEMADMIN_WEBHOOK_LOG_DAYS", 30, minimum=1)
 
 TASKS = {
     "default": {

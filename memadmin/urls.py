@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("memadmin.memory.urls")),
     path("", include("memadmin.quarantine.urls")),
     path("", include("memadmin.gdpr.urls")),
+    path("", include("memadmin.events.urls")),
     path("", include("memadmin.audit.urls")),
     path("", include("memadmin.endpoint.urls")),
 ]

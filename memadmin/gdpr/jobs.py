@@ -34,6 +34,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memadmin.audit.services import Actor
+from memadmin.events import services as events
 from memadmin.gdpr import access_output
 from memadmin.gdpr.models import (
     JOB_KIND,
@@ -267,10 +268,11 @@ def _forget(ctx: JobContext, sr: SubjectRequest, step: SubjectRequestStep,
     actor = ctx.job.created_by.get_username() if ctx.job.created_by else "system"
     for group, scope in enumerate(scopes):
         try:
-            result = provider.forget(
-                data_subject_id=sr.subject_id, override_hold=sr.override_hold,
-                operation_id=operation_id(sr, step, group), actor=actor, scope=scope,
-                deadline=config.request_deadline)
+            with events.cause("erasure"):
+                result = provider.forget(
+                    data_subject_id=sr.subject_id, override_hold=sr.override_hold,
+                    operation_id=operation_id(sr, step, group), actor=actor, scope=scope,
+                    deadline=config.request_deadline)
         except c.NotFound:
             if not fallback:
                 raise

@@ -42,6 +42,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
+from memadmin.events import services as events
 from memadmin.gdpr import scrub
 from memadmin.gdpr.access_output import ACCESS_TTL
 from memadmin.gdpr.models import (
@@ -556,6 +557,7 @@ def subject_request_close_with_exceptions(*, actor: Actor, subject_request: Subj
         if sr.kind == "erasure":
             scrub.tombstone_write(sr)
             scrubbed = scrub.scrub_subject(sr, subject)
+            events.subject_erased(sr, actor=actor.label)
         sr.subject_id = None
         items_forget_content(sr)
         _save(sr, *fields)
@@ -663,6 +665,7 @@ def subject_request_close(*, actor: Actor, subject_request: SubjectRequest, stat
             if sr.kind == "erasure":
                 scrub.tombstone_write(sr)
                 scrubbed = scrub.scrub_subject(sr, subject)
+                events.subject_erased(sr, actor=actor.label)
             sr.subject_id = None
             fields.append("subject_id")
             items_forget_content(sr)

@@ -25,6 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
+from memadmin.events import services as events
 from memadmin.jobs.models import Job
 from memadmin.jobs.runner import JobContext
 from memadmin.memory import exports
@@ -319,7 +320,7 @@ def run_retention(ctx: JobContext) -> dict[str, Any]:
             batches = itertools.repeat(None)  # until a batch removes none
         for ids in batches:
             number = state["batch"].get(key, 0)
-            with transaction.atomic():
+            with transaction.atomic(), events.cause("expired"):
                 if ids is None:
                     result = provider.delete_items(
                         filters=filters, limit=BATCH,

@@ -30,6 +30,7 @@ from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast, Collate
 from django.utils import timezone
 
+from memadmin.events import services as events
 from memadmin.gdpr.models import Tombstone
 from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.lib.keys import canonical_json, subject_hashes_all_keys
@@ -255,6 +256,17 @@ def _set_expiry(result: c.RetainResult, expires_at: Any) -> None:
     """Set (or clear) the item's own expiry in the write's transaction."""
     if expires_at is not c.KEEP:
         MemoryItem.objects.filter(pk=result.id).update(expires_at=expires_at)
+
+
+def _per_namespace(rows: list[tuple[Any, ...]]) -> list[tuple[Any, int, int]]:
+    """(namespace, items, bytes) of an erasure batch that answered its deleted rows
+    (namespace id and bytes first)."""
+    totals: dict[Any, list[int]] = {}
+    for row in rows:
+        total = totals.setdefault(row[0], [0, 0])
+        total[0] += 1
+        total[1] += int(row[1])
+    return [(ns, n, size) for ns, (n, size) in totals.items()]
 
 
 def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
@@ -486,6 +498,7 @@ class LocalProvider(c.Provider):
             quarantine_state=screening.state_after(verdict, "clear"),
             pii_types=pii.types, pii_spans=pii.spans, pii_keys=pii.keys,
         )
+        events.item_written(item, created=True, actor=actor[:200])
         self._screened(item, verdict, "clear", namespace)
         self._bump(namespace.id, 1, size)
         return _written(item, verdict)
@@ -542,6 +555,7 @@ class LocalProvider(c.Provider):
         if item.quarantine_state != previous:
             fields.append("quarantine_state")
         item.save(update_fields=fields)
+        events.item_written(item, created=False, actor=actor[:200])
         self._screened(item, verdict, previous, namespace)
         self._bump(namespace.id, 0, delta)
         return _written(item, verdict)
@@ -645,6 +659,7 @@ class LocalProvider(c.Provider):
             if excluded:
                 qs = qs.exclude(pk__in=excluded)
             free, held = self._split_held(qs, namespaces, limit=limit)
+            events.items_deleted(free, namespaces=namespaces, actor=actor[:200])
             result = c.DeleteResult(removed=self._delete_rows(free), held=held)
             self._remember(scope, op_hash, req_hash, result.__dict__)
         return result
@@ -662,7 +677,7 @@ class LocalProvider(c.Provider):
         subject = c.check_subject(data_subject_id)
         if subject is not None:
             return self._forget_subject(subject, override_hold, operation_id, request, scope,
-                                        deadline)
+                                        deadline, actor)
         with self._bounded(deadline):
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
@@ -672,6 +687,7 @@ class LocalProvider(c.Provider):
             qs = MemoryItem.objects.filter(namespace__in=namespaces)
             qs = qs.filter(pk=pk) if pk else qs.none()
             free, held = self._split_held(qs, namespaces, override_hold=override_hold)
+            events.items_deleted(free, namespaces=namespaces, actor=actor[:200])
             result = c.ForgetResult(removed=self._delete_rows(free), held=held)
             self._remember(scope, op_hash, req_hash, result.__dict__)
         return result
@@ -695,10 +711,18 @@ class LocalProvider(c.Provider):
             DELETE FROM quarantine_quarantineentry q USING victims v WHERE q.item_id = v.id
         ), gone AS (
             DELETE FROM memory_memoryitem m USING victims v WHERE m.id = v.id
-            RETURNING m.namespace_id, m.bytes
+            RETURNING m.namespace_id, m.bytes{returning}
         )
-        SELECT namespace_id, count(*), sum(bytes) FROM gone GROUP BY namespace_id
+        {select}
     """
+    _ERASE_COUNTS = {"returning": "",
+                     "select": "SELECT namespace_id, count(*), sum(bytes) FROM gone "
+                               "GROUP BY namespace_id"}
+    # When a webhook subscribes to item.deleted, each batch also answers what it deleted (ids
+    # and hashes, never the content) for the events queued in its transaction.
+    _ERASE_ROWS = {"returning": ", m.id, m.tier, m.revision, "
+                                "encode(sha256(convert_to(m.content, 'UTF8')), 'hex') AS digest",
+                   "select": "SELECT namespace_id, bytes, id, tier, revision, digest FROM gone"}
     # The counters move in a second, short statement of the same transaction: a writer of the
     # namespace waits on its counter row only from here to the commit, which has no foreign-key
     # checks left (they ran at the end of the delete, constraints being immediate).
@@ -711,7 +735,7 @@ class LocalProvider(c.Provider):
 
     def _forget_subject(self, subject: str, override_hold: bool, operation_id: str,
                         request: dict[str, Any], scope: c.Scope,
-                        deadline: float) -> c.ForgetResult:
+                        deadline: float, actor: str = "system") -> c.ForgetResult:
         """Erase a subject's items in batches that run inside PostgreSQL.
 
         1. Replay a finished call; a call cut short (worker lost, deadline) left its running
@@ -747,10 +771,12 @@ class LocalProvider(c.Provider):
         params: dict[str, Any] = {"namespaces": free_ns, "subject": subject,
                                   "override": bool(override_hold),
                                   "provider": self._provider_pk, "batch": ERASE_BATCH}
+        announce = events.wants_deletions(namespaces)
+        shape = self._ERASE_ROWS if announce else self._ERASE_COUNTS
         for skip in ("SKIP LOCKED", ""):
             if skip == "" and removed >= expected:
                 break  # nothing was skipped: no need to wait for anyone
-            statement = self._ERASE_BATCH_SQL.format(skip=skip)
+            statement = self._ERASE_BATCH_SQL.format(skip=skip, **shape)
             gone = ERASE_BATCH
             while free_ns and gone == ERASE_BATCH:
                 own_transaction = not connection.in_atomic_block
@@ -759,6 +785,10 @@ class LocalProvider(c.Provider):
                         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                     cursor.execute(statement, params)
                     per_namespace = cursor.fetchall()
+                    if announce:
+                        events.items_erased(per_namespace, namespaces=namespaces,
+                                            actor=actor[:200])
+                        per_namespace = _per_namespace(per_namespace)
                     gone = sum(int(n) for _, n, _ in per_namespace)
                     if not gone:
                         break
@@ -1366,6 +1396,7 @@ class LocalProvider(c.Provider):
                 for e, size, verdict, pii in zip(checked, sizes, verdicts, screened, strict=True)
             ]
             MemoryItem.objects.bulk_create(rows)
+            events.items_created(rows, namespace=namespace, actor=actor[:200])
             for row, verdict in zip(rows, verdicts, strict=True):
                 if verdict is not None:
                     self._screened(row, verdict, "clear", namespace)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
 
+from memadmin.events import services as events
 from memadmin.quarantine.models import QuarantineAllow, QuarantineEntry
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def record(*, item: Any, verdict: Verdict | None, previous: str, provider_id: An
         spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
         content_hash=digest,
     )
+    events.item_quarantine(item, state="pending", actor="scanner", rules=verdict.rules)
 
 
 def state_set(*, item: Any, state: str, provider_id: Any, workspace_id: Any, label: str) -> None:
@@ -96,3 +98,4 @@ def state_set(*, item: Any, state: str, provider_id: Any, workspace_id: Any, lab
             item=item, item_ref=str(item.id), label=label[:300], rule_ids=[], spans=[],
             content_hash=content_hash(item.content), note="quarantined by hand",
         )
+        events.item_quarantine(item, state="pending", actor="reviewer")

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
+from memadmin.events import services as events
 from memadmin.jobs.models import Job
 from memadmin.jobs.services import job_create
 from memadmin.memory.services import new_operation_id
@@ -67,6 +68,9 @@ def _decide_one(actor: Actor, entry: QuarantineEntry, decision: str, note: str,
                 QuarantineAllow.objects.get_or_create(
                     workspace_id=entry.workspace_id, content_hash=entry.content_hash,
                     defaults={"created_by": actor.user})
+            events.item_released(workspace=entry.workspace, namespace=namespace,
+                                 item_ref=entry.item_ref, content_hash=entry.content_hash,
+                                 actor=actor.label)
             state = "released"
         elif decision == "purge":
             # Detached first: deleting the item removes the entries still pointing at it.

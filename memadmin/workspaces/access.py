@@ -39,6 +39,8 @@ CAPABILITIES: dict[str, frozenset[str]] = {
     "view_content": frozenset({"viewer", "operator", "compliance", "admin"}),
     "manage_providers": frozenset({"operator", "admin"}),
     "run_health_checks": frozenset({"operator", "admin"}),
+    # Memory-event webhooks are integrations, configured like providers and alerts.
+    "manage_webhooks": frozenset({"operator", "admin"}),
     "edit_memory": frozenset({"admin"}),
     # Export is an owner's power (the roles table): reading content is not enough.
     "export": frozenset({"admin"}),

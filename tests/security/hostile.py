@@ -27,6 +27,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from memadmin.accounts.people import AccountForm
 from memadmin.audit import forms as audit_forms
+from memadmin.events import forms as events_forms
 from memadmin.gdpr import forms as gdpr_forms
 from memadmin.memory import forms as memory_forms
 from memadmin.providers.forms import (
@@ -428,6 +429,15 @@ TARGETS: list[Target] = [
     Target("workspaces:alert_add", "POST", "ada", ws_forms.AlertTargetForm, (),
            lambda w: {"kind": "webhook", "target": "https://hooks.example.com/x"},
            ("alerts",)),
+    # -- events: memory-event webhooks -----------------------------------------------------------
+    Target("events:endpoint_add", "POST", "olga", events_forms.EndpointCreateForm, (),
+           lambda w: {"name": "warehouse", "url": "https://hooks.invalid/new",
+                      "event_types": ["item.deleted"], "secret": ""}, ("webhooks",)),
+    Target("events:endpoint_edit", "POST", "olga", events_forms.EndpointForm, (),
+           lambda w: {"name": "siem", "url": "https://hooks.invalid/edited",
+                      "event_types": ["item.created", "subject.erased"]}, ("webhooks",)),
+    Target("events:endpoint_toggle", "POST", "ada", None, ("enabled",),
+           lambda w: {"enabled": "0"}, ("webhooks",)),
     # -- workspaces: members and roles ------------------------------------------------------------
     Target("workspaces:member_add", "POST", "ada", ws_forms.MemberForm, (),
            lambda w: {"username": "mallory", "roles": ["viewer"]}, ("roles",)),
@@ -524,6 +534,8 @@ TARGETS: list[Target] = [
 #: Pages that read no form field and no query parameter: they get junk parameters only, which
 #: they must ignore (GET) -- or are actions on the object in the URL (POST, nothing to feed).
 JUNK_PAGES: list[Target] = [
+    Target("events:endpoints", "GET", "olga", None, JUNK),
+    Target("events:endpoint", "GET", "ada", None, JUNK),
     Target("workspaces:list", "GET", "vic", None, JUNK),
     Target("workspaces:home", "GET", "alice", None, JUNK),
     Target("workspaces:members", "GET", "ada", None, JUNK),
@@ -562,7 +574,8 @@ NO_INPUT: dict[str, str] = {
     name: "an action on the object named in the URL; it reads no form field or parameter"
     for name in (
         "memory:token_revoke", "workspaces:credential_revoke", "workspaces:alert_remove",
-        "workspaces:alert_test",
+        "workspaces:alert_test", "events:endpoint_test", "events:endpoint_rotate",
+        "events:endpoint_remove",
         "workspaces:metrics_token_revoke", "workspaces:secret_reactivate",
         "accounts:2fa_recovery_codes",
         "workspaces:resource_delete", "workspaces:namespace_delete",

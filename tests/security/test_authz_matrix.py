@@ -36,6 +36,7 @@ from django.urls.exceptions import Resolver404
 from django.utils import timezone
 
 from memadmin.audit.services import Actor
+from memadmin.events.services import webhook_endpoint_create
 from memadmin.gdpr.transitions import (
     subject_request_create,
     subject_request_deny,
@@ -109,6 +110,7 @@ class World:
     subject_request: str = ""
     setting_change: str = ""
     window: str = ""
+    webhook: str = ""
 
 
 Kwargs = Callable[[World], dict[str, Any]]
@@ -140,6 +142,10 @@ def SUBJECT_REQUEST(w: World) -> dict[str, Any]:  # noqa: N802
 
 def SETTING_CHANGE(w: World) -> dict[str, Any]:  # noqa: N802
     return {"slug": w.ws, "change_id": w.setting_change}
+
+
+def HOOK(w: World) -> dict[str, Any]:  # noqa: N802
+    return {"slug": w.ws, "endpoint_id": w.webhook}
 
 
 def NONE(w: World) -> dict[str, Any]:  # noqa: N802
@@ -191,6 +197,16 @@ ROWS: dict[str, Row] = {
     "endpoint:endpoint": Row(NONE, get=everyone(405), post=everyone(401)),
     # Prometheus: a workspace metrics token (bearer), never a session.
     "providers:metrics": Row(WS, get=everyone(401), post=NOT_ALLOWED),
+
+    # Memory-event webhooks: operators and admins (like providers).
+    "events:endpoints": Row(WS, get=gate(PROVIDERS, 200), post=NOT_ALLOWED),
+    "events:endpoint_add": Row(WS, get=NOT_ALLOWED, post=gate(PROVIDERS, 400)),
+    "events:endpoint": Row(HOOK, get=gate(PROVIDERS, 200), post=NOT_ALLOWED),
+    "events:endpoint_edit": Row(HOOK, get=NOT_ALLOWED, post=gate(PROVIDERS, 400)),
+    "events:endpoint_toggle": Row(HOOK, get=NOT_ALLOWED, post=gate(PROVIDERS, 400)),
+    "events:endpoint_test": Row(HOOK, get=NOT_ALLOWED, post=gate(PROVIDERS, 302)),
+    "events:endpoint_rotate": Row(HOOK, get=NOT_ALLOWED, post=gate(PROVIDERS, 200)),
+    "events:endpoint_remove": Row(HOOK, get=NOT_ALLOWED, post=gate(PROVIDERS, 302)),
 
     "workspaces:list": Row(NONE, get=gate(VIEW, 200) | {"mallory": 200}, post=NOT_ALLOWED),
     "workspaces:home": Row(WS, get=gate(VIEW, 200), post=NOT_ALLOWED),
@@ -433,6 +449,8 @@ def _build_world() -> World:
                   metrics_token=str(metrics_token.pk), export_job=str(export_job.pk),
                   verify_job=str(verify_job.pk))
     built.export_job_file = path  # type: ignore[attr-defined]
+    built.webhook = str(webhook_endpoint_create(
+        actor=SYSTEM, workspace=workspace, name="siem", url="https://hooks.invalid/memadmin")[0].pk)
     built.window = str(MaintenanceWindow.objects.create(
         workspace=workspace, reason="matrix", starts_at=timezone.now() - dt.timedelta(hours=1),
         ends_at=timezone.now() + dt.timedelta(hours=1)).pk)

@@ -32,6 +32,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from memadmin.audit.services import Actor
+from memadmin.events.services import webhook_endpoint_create
 from memadmin.gdpr.models import SubjectRequest
 from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
 from memadmin.jobs import runner
@@ -120,6 +121,7 @@ class World:
     subject_request: str
     verify_job: str
     rectification: str = ""
+    webhooks: dict[str, str] = dataclasses.field(default_factory=dict)  # slug -> endpoint id
 
 
 def _retain(ns: Namespace, text: str, op: str) -> str:
@@ -147,6 +149,10 @@ def _build(users: dict[str, User]) -> World:
             ws.role_grant(actor=SYSTEM, workspace=acme, user=users[name], role=role)
     ws.role_grant(actor=SYSTEM, workspace=acme, user=users["nora"], role="owner",
                   namespace=spaces[ALICE_NS])
+    # Webhook endpoints before any write: every change below is queued as a memory event.
+    webhooks = {w.slug: str(webhook_endpoint_create(
+        actor=SYSTEM, workspace=w, name="siem", url="http://127.0.0.1:9/replaced")[0].pk)
+        for w in (acme, globex)}
     items = {}
     # alice: a clean item with two revisions (a diff), and a pending one.
     items[ALICE] = _retain(spaces[ALICE_NS], f"marmalade {WORD[ALICE]} {ALICE} first", "a1")
@@ -199,7 +205,8 @@ def _build(users: dict[str, User]) -> World:
     verify = Job.objects.create(kind="audit_verify_chain", workspace=acme,
                                 created_by=users["carl"], state="queued")
     return World(namespaces=spaces, items=items, jobs=jobs, subject_request=str(request.pk),
-                 verify_job=str(verify.pk), rectification=str(rectification.pk))
+                 verify_job=str(verify.pk), rectification=str(rectification.pk),
+                 webhooks=webhooks)
 
 
 @pytest.fixture(scope="module")
@@ -282,6 +289,10 @@ def JOB(key: str) -> Callable[[World], dict[str, Any]]:  # noqa: N802
     return lambda w: {"job_id": w.jobs[key]}
 
 
+def WEBHOOK(slug: str) -> Callable[[World], dict[str, Any]]:  # noqa: N802
+    return lambda w: {"slug": slug, "endpoint_id": w.webhooks[slug]}
+
+
 def FIXED(kwargs: dict[str, Any]) -> Callable[[World], dict[str, Any]]:  # noqa: N802
     """URL arguments that do not depend on the world."""
     return lambda w: kwargs
@@ -333,6 +344,8 @@ EXITS: dict[str, list[Variant]] = {
                              FIXED({"slug": s, "provider": "builtin"}))
                            for s in ("acme", "globex")],
     "accounts:people": _every_ws("accounts:people"),
+    "events:endpoints": _every_ws("events:endpoints"),
+    "events:endpoint": [V(s, "events:endpoint", WEBHOOK(s)) for s in ("acme", "globex")],
     "memory:retention_namespace": [V(n, "memory:retention_namespace", NS(n)) for n in ALL_NS],
     "memory:retention_resource": [V(r, "memory:retention_resource", RES(r))
                                   for r in ("acme/knowledge", "globex/notes")],
@@ -465,6 +478,26 @@ def _endpoint_flow(client: Client, world: World, role: str) -> list[bytes]:
     return bodies
 
 
+def _webhook_flow(client: Client, w: World, slug: str) -> list[bytes]:
+    """Memory events leave memadmin as webhook bodies: every queued event of the world's
+    writes (canary items, quarantined ones), then a "send test event", to a real receiver;
+    the bytes are the page answered and every body received."""
+    from memadmin.events import delivery
+    from memadmin.events.models import WebhookEndpoint
+    from tests.events.receiver import Receiver
+
+    receiver = Receiver()
+    try:
+        WebhookEndpoint.objects.filter(pk=w.webhooks[slug]).update(url=receiver.url)
+        delivery.deliver_due()
+        page = body_of(client.post(reverse("events:endpoint_test", kwargs={
+            "slug": slug, "endpoint_id": w.webhooks[slug]}), follow=True))
+    finally:
+        receiver.stop()
+    assert receiver.received, "the flow delivered nothing: it would prove nothing"
+    return [page, *(r.body for r in receiver.received)]
+
+
 #: A flow's steps: (client, world, role) -> every body the flow received.
 FlowRun = Callable[[Client, World, str], list[bytes]]
 
@@ -505,6 +538,9 @@ FLOWS: dict[str, list[Flow]] = {
                          for x in (ALICE, PENDING, BOB)],
     "endpoint:endpoint": [Flow("recall", lambda cl, w, r: _endpoint_flow(cl, w, r),
                                owned(*ACME_CANARIES))],
+    # Bodies carry ids and hashes only: no role's webhook gets any content.
+    "events:endpoint_test": [Flow(s, _with(_webhook_flow, s), nothing)
+                             for s in ("acme", "globex")],
 }
 
 #: Search fans out over worker threads with their own database connections: it sees only
@@ -547,7 +583,8 @@ NO_DATA.update({
         "gdpr:lift", "providers:badge_rotate", "providers:incident_note",
         "providers:maintenance_add", "providers:maintenance_end", "workspaces:alert_test",
         "workspaces:secret_reactivate", "accounts:2fa_verify", "accounts:2fa_setup",
-        "accounts:2fa_recovery_codes",
+        "accounts:2fa_recovery_codes", "events:endpoint_add", "events:endpoint_edit",
+        "events:endpoint_toggle", "events:endpoint_rotate", "events:endpoint_remove",
     )
 })
 NO_DATA.update({

@@ -35,6 +35,8 @@ from memadmin.audit import forms as audit_forms
 from memadmin.audit.jobs import VERIFY_KIND
 from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor
+from memadmin.events.models import WebhookEndpoint
+from memadmin.events.services import webhook_endpoint_create
 from memadmin.gdpr import forms as gdpr_forms
 from memadmin.gdpr.models import SubjectRequest, SubjectRequestItem, SubjectRequestStep
 from memadmin.gdpr.transitions import subject_request_create, subject_request_submit
@@ -187,7 +189,10 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
                 "incident": str(HealthTransition.objects.create(
                     provider=local_config, from_state="ok", to_state="down",
                     at=timezone.now()).pk),
-                "partial_request_id": str(partial.pk), "rect_request_id": str(rect.pk)},
+                "partial_request_id": str(partial.pk), "rect_request_id": str(rect.pk),
+                "endpoint_id": str(webhook_endpoint_create(
+                    actor=SYSTEM, workspace=workspace, name="siem",
+                    url="https://hooks.invalid/memadmin")[0].pk)},
         namespace_pk=str(namespace.pk), provider_pk=str(local_config.pk), item_id=made.id,
         revision=made.revision, entry_id=str(entry.pk),
         partial_step=str(SubjectRequestStep.objects.filter(request=partial).earliest("pk").pk),
@@ -225,6 +230,8 @@ SNAPSHOTS: dict[str, Callable[[], Any]] = {
     "credentials": lambda: (_rows(AdminCredential.objects, "id", "name", "revoked_at"),
                             _rows(MetricsToken.objects, "id", "name", "revoked_at")),
     "alerts": lambda: _rows(AlertTarget.objects, "id", "kind", "target"),
+    "webhooks": lambda: _rows(WebhookEndpoint.objects, "id", "name", "url", "event_types",
+                              "enabled"),
     "roles": lambda: (_rows(WorkspaceUserObjectPermission.objects, "user_id", "permission_id",
                             "content_object_id"),
                       _rows(NamespaceUserObjectPermission.objects, "user_id", "permission_id",
