@@ -41,9 +41,32 @@ def worker_suffix() -> str:
     return f"_{WORKER}" if WORKER else ""
 
 
+PREFIX = "memadmin-test-var-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sweep_stale() -> None:
+    """Remove the var dirs of test processes that died before their session ended (an
+    interrupted run): each name carries its process id."""
+    for path in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        pid = path.name.removeprefix(PREFIX).split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+
+
 def _private_var_dir() -> Path:
     shared = Path(os.environ.get("MEMADMIN_VAR_DIR") or BASE_DIR / "var")
-    private = Path(tempfile.mkdtemp(prefix=f"memadmin-test-var-{WORKER or 'main'}-"))
+    _sweep_stale()
+    private = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{WORKER or 'main'}-{os.getpid()}-"))
     if not os.environ.get("DATABASE_URL"):
         # The settings start the embedded server in VAR_DIR/pgdata: keep it the one server.
         (shared / "pgdata").parent.mkdir(parents=True, exist_ok=True)
