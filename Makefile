@@ -4,6 +4,7 @@
 #   make test     ruff, mypy, then the whole pytest suite (browser tests drive /usr/bin/chromium)
 #
 # Variables: RUN_ADDR (default 127.0.0.1:8000), PYTEST_ARGS (extra pytest arguments),
+# PYTEST_WORKERS (parallel pytest processes for make test, default 2; 1 runs serially),
 # PYTHON (the interpreter to build .venv with; found by .ci/find-python when unset).
 
 SHELL := bash
@@ -20,6 +21,18 @@ STAMP := $(VENV)/.installed-$(PYPROJECT_HASH)
 
 RUN_ADDR ?= 127.0.0.1:8000
 PYTEST_ARGS ?=
+# pytest-xdist workers. Files are dealt out whole (--dist loadfile): a module's fixtures and
+# servers are set up once, in one worker. Each worker has its own test database and var dir
+# (tests/isolation.py, tests/README.md). "auto" means one per core, at most 4.
+PYTEST_WORKERS ?= 2
+ifeq ($(PYTEST_WORKERS),auto)
+override PYTEST_WORKERS := $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
+endif
+ifeq ($(filter-out 0 1,$(PYTEST_WORKERS)),)
+PYTEST_PARALLEL :=
+else
+PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist loadfile
+endif
 
 # This machine's pip config lists local mirrors that may be missing; pip then warns on every
 # call. The warning says nothing about memadmin, so it is dropped (errors still show).
@@ -32,7 +45,8 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 help:
 	@echo "make run       migrate, seed demo data, run web + worker + scheduler (Ctrl-C stops all)"
-	@echo "make test      ruff, mypy, then the whole test suite (PYTEST_ARGS=... to pass arguments)"
+	@echo "make test      ruff, mypy, then the whole test suite (PYTEST_ARGS=... to pass arguments;"
+	@echo "               PYTEST_WORKERS=2 parallel processes by default, =1 serial, =auto one per core)"
 	@echo "make lint      ruff check ."
 	@echo "make hostile-full  the hostile-input suite over its whole cross product (minutes)"
 	@echo "make test-restricted  the audit and gdpr tests as the least-privilege app role"
@@ -73,7 +87,7 @@ test: venv chromium
 	$(VENV)/bin/ruff check .
 	DEBUG=true $(VENV)/bin/mypy memadmin
 	@status=0; \
-	DEBUG=true $(PY) -m pytest -ra $(PYTEST_ARGS) || status=$$?; \
+	DEBUG=true $(PY) -m pytest -ra $(PYTEST_PARALLEL) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: that counts as a failure here" >&2; fi; \
 	exit $$status
 

@@ -26,6 +26,7 @@ from memadmin.providers.registry import provider_for
 from memadmin.providers.services import provider_config_create
 from memadmin.workspaces.models import Namespace, Resource, Workspace
 from memadmin.workspaces.services import admin_credential_mint
+from tests.isolation import worker_suffix
 
 PROVIDER_KINDS = ["local", "http", "markdown", "langgraph", "mem0"]
 #: Marks per kind: ``http`` needs committed data, so its cases are transactional.
@@ -213,7 +214,8 @@ def langgraph_url() -> Iterator[str]:
 
     base = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/memadmin")
     server, _, name = base.rpartition("/")
-    database = f"test_{name.split('?')[0]}_langgraph"
+    # Per xdist worker (tests/isolation.py): databases are global on the server.
+    database = f"test_{name.split('?')[0]}{worker_suffix()}_langgraph"
     with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{database}"')

@@ -485,7 +485,8 @@ class TestRetries:
 
     @pytest.mark.parametrize("retry_after", [
         "3600", email.utils.format_datetime(dt.datetime.now(dt.UTC) + dt.timedelta(hours=1),
-                                            usegmt=True)])
+                                            usegmt=True)],
+        ids=["seconds", "http-date"])  # an id with the time differs between xdist workers
     def test_a_retry_after_that_does_not_fit_raises_at_once(self, serve, sleeps, retry_after):
         server = serve(lambda conn, seen, n: conn.reply(
             429, {"error": {"code": "rate_limited", "message": "slow down", "details": {}}},

@@ -213,7 +213,8 @@ class TestFaults:
     def test_it_reports_permission_denied_and_writes_nothing(self, config, scope, store,
                                                              langgraph_store, op):
         store.put(("memories", "user-42"), "pref-1", {"content": "Prefers email"})
-        role = "wt_stores_lg_reader"
+        # Roles are global on the server: one per LangGraph database (so per xdist worker).
+        role = langgraph_store.rpartition("/")[2].split("?")[0] + "_reader"
         with psycopg.connect(langgraph_store, autocommit=True) as conn:
             conn.execute(f"DROP OWNED BY {role}") if conn.execute(
                 "SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone() else None

@@ -14,6 +14,7 @@ from memadmin.providers import contract as c
 from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import namespace_scope, provider_for
 from memadmin.workspaces.models import Namespace
+from tests.isolation import worker_suffix
 
 DEADLINE = 5
 
@@ -22,7 +23,7 @@ DEADLINE = 5
 def demo_database():  # type: ignore[no-untyped-def]
     server, _, name = os.environ.get(
         "DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/memadmin").rpartition("/")
-    database = f"test_{name.split('?')[0]}_demo_langgraph"
+    database = f"test_{name.split('?')[0]}{worker_suffix()}_demo_langgraph"
     with psycopg.connect(f"{server}/postgres", autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
     yield database
