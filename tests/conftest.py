@@ -72,13 +72,13 @@ SYSTEM = Actor.system("test")
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
+def _fast_password_hashing(settings):
     # The production hasher spends ~0.3 s per password by design; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _suite_settings():  # type: ignore[no-untyped-def]
+def _suite_settings():
     """For the whole session, module-scoped fixtures included (the ``settings`` fixture of a
     test still overrides them and restores these values):
 
@@ -101,34 +101,34 @@ def system_actor() -> Actor:
 
 
 @pytest.fixture
-def workspace(db: None):  # type: ignore[no-untyped-def]
+def workspace(db: None):
     return workspace_create(actor=SYSTEM, slug="acme", name="Acme")
 
 
 @pytest.fixture
-def other_workspace(db: None):  # type: ignore[no-untyped-def]
+def other_workspace(db: None):
     return workspace_create(actor=SYSTEM, slug="globex", name="Globex")
 
 
 @pytest.fixture
-def local_config(workspace):  # type: ignore[no-untyped-def]
+def local_config(workspace):
     return provider_config_create(actor=SYSTEM, workspace=workspace, slug="builtin",
                                   name="Built-in", kind="local", probed=True)
 
 
 @pytest.fixture
-def resource(workspace, local_config):  # type: ignore[no-untyped-def]
+def resource(workspace, local_config):
     return resource_create(actor=SYSTEM, workspace=workspace, provider=local_config,
                            slug="knowledge", max_bytes=1024, item_max_bytes=4096)
 
 
 @pytest.fixture
-def namespace(resource):  # type: ignore[no-untyped-def]
+def namespace(resource):
     return namespace_create(actor=SYSTEM, resource=resource, slug="alice")
 
 
 @pytest.fixture
-def other_namespace(resource):  # type: ignore[no-untyped-def]
+def other_namespace(resource):
     return namespace_create(actor=SYSTEM, resource=resource, slug="bob")
 
 
@@ -143,7 +143,7 @@ PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
-def users(workspace, namespace):  # type: ignore[no-untyped-def]
+def users(workspace, namespace):
     from django.contrib.auth.models import User
 
     from memadmin.workspaces.services import role_grant
@@ -163,7 +163,7 @@ def users(workspace, namespace):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def client_for(users):  # type: ignore[no-untyped-def]
+def client_for(users):
     """``client_for("vic")`` -> a test client logged in as that user (None: anonymous)."""
     from django.test import Client
 

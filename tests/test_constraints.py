@@ -17,12 +17,12 @@ from memadmin.workspaces.models import Namespace, Resource
 pytestmark = pytest.mark.django_db
 
 
-def refused(create) -> None:  # type: ignore[no-untyped-def]
+def refused(create) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         create()
 
 
-def item(namespace, **fields):  # type: ignore[no-untyped-def]
+def item(namespace, **fields):
     now = timezone.now()
     values = {"tier": "pins", "key": "", "content": "x", "bytes": 1, "created_at": now,
               "updated_at": now, **fields}

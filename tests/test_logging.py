@@ -14,11 +14,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def server_log(settings) -> Iterator[io.StringIO]:  # type: ignore[no-untyped-def]
+def server_log(settings) -> Iterator[io.StringIO]:
     """What the configured handlers (root's and any named logger's) write, as one text."""
     settings.DEBUG = True  # Django's own console handler only writes under DEBUG
     out = io.StringIO()
-    swapped: list[tuple[logging.StreamHandler, object]] = []  # type: ignore[type-arg]
+    swapped: list[tuple[logging.StreamHandler, object]] = []
     loggers = [logging.getLogger()] + [logging.getLogger(name)
                                        for name in logging.root.manager.loggerDict]
     for logger in loggers:
@@ -29,7 +29,7 @@ def server_log(settings) -> Iterator[io.StringIO]:  # type: ignore[no-untyped-de
                 swapped.append((handler, handler.setStream(out)))
     yield out
     for handler, stream in swapped:
-        handler.setStream(stream)  # type: ignore[arg-type]
+        handler.setStream(stream)
 
 
 def test_it_logs_a_forbidden_request_once_without_a_traceback(client_for, server_log) -> None:

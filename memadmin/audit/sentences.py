@@ -106,7 +106,7 @@ class Sentence:
     after: str
 
 
-class _Blank(dict):  # type: ignore[type-arg]
+class _Blank(dict):
     def __missing__(self, key: str) -> str:
         return "?"
 

@@ -127,7 +127,7 @@ def request_deadline(body: Any) -> c.Deadline:
     Without a usable ``deadlineAt`` the request will be refused after authentication; until
     then it gets the longest budget."""
     try:
-        deadline_at = wire.parse_time(body.get("deadlineAt"), "deadlineAt")  # type: ignore[union-attr]
+        deadline_at = wire.parse_time(body.get("deadlineAt"), "deadlineAt")
     except (c.ProviderError, AttributeError):
         return c.Deadline.after(MAX_DEADLINE)
     remaining = (deadline_at - timezone.now()).total_seconds()

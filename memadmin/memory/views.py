@@ -58,7 +58,7 @@ from memadmin.workspaces.context import ws_context
 from memadmin.workspaces.models import Namespace
 
 
-def _manageable_tokens(user, workspace):  # type: ignore[no-untyped-def]
+def _manageable_tokens(user, workspace):
     """Tokens whose every namespace the user owns (admins and workspace owners: all)."""
     owned = access.owned_namespaces(user, workspace)
     tokens = AgentToken.objects.filter(workspace=workspace)
@@ -82,7 +82,7 @@ def _curl_example(endpoint: str, secret: str, partition: str) -> str:
             f"  -d '{body}'")
 
 
-def _page(request: AuthenticatedHttpRequest, workspace, form, *, secret: str | None = None,  # type: ignore[no-untyped-def]
+def _page(request: AuthenticatedHttpRequest, workspace, form, *, secret: str | None = None,
           status: int = 200, minted: AgentToken | None = None) -> HttpResponse:
     tokens = (_manageable_tokens(request.user, workspace)
               .prefetch_related("namespaces__resource").order_by("-created_at"))

@@ -71,7 +71,7 @@ class ProviderConfig(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def save(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def save(self, *args, **kwargs) -> None:
         if not self.health_deadline_ms:
             self.health_deadline_ms = DEFAULT_HEALTH_DEADLINE_MS.get(self.kind, 1000)
         super().save(*args, **kwargs)

@@ -21,20 +21,20 @@ from memadmin.workspaces.services import role_grant, workspace_create
 pytestmark = pytest.mark.django_db
 
 
-def logs_in(client, username: str, password: str) -> bool:  # type: ignore[no-untyped-def]
+def logs_in(client, username: str, password: str) -> bool:
     """Through the real login form (django-axes needs the request)."""
     response = client.post(reverse("login"), {"username": username, "password": password})
     return response.status_code == 302
 
 
-def create(client, **fields):  # type: ignore[no-untyped-def]
+def create(client, **fields):
     data = {"username": "newbie", "email": "", "roles": ["viewer"], **fields}
     return client.post(reverse("accounts:account_create", args=["acme"]), data)
 
 
 class TestCreate:
     def test_an_admin_creates_an_account_whose_link_sets_the_password_once(
-            self, client_for, client, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, client, django_capture_on_commit_callbacks) -> None:
         with django_capture_on_commit_callbacks(execute=True):
             response = create(client_for("ada"), email="newbie@example.com")
 
@@ -62,14 +62,14 @@ class TestCreate:
     @pytest.mark.parametrize("fields", [{"username": "vic"}, {"username": "no spaces"},
                                         {"roles": []}, {"email": "not-an-address"},
                                         {"username": "x" * 200}])
-    def test_bad_input_is_explained_and_creates_nothing(self, client_for, fields) -> None:  # type: ignore[no-untyped-def]
+    def test_bad_input_is_explained_and_creates_nothing(self, client_for, fields) -> None:
         before = User.objects.count()
         response = create(client_for("ada"), **fields)
         assert response.status_code == 400
         assert 'role="alert"' in response.content.decode()
         assert User.objects.count() == before
 
-    def test_only_admins_create_accounts(self, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_only_admins_create_accounts(self, client_for) -> None:
         assert create(client_for("olga")).status_code == 403
         assert create(client_for("mallory")).status_code == 404
         assert not User.objects.filter(username="newbie").exists()
@@ -77,7 +77,7 @@ class TestCreate:
 
 class TestDeactivate:
     def test_deactivating_blocks_login_suspends_tokens_and_can_be_undone(
-            self, client_for, client, users, workspace, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, client, users, workspace, namespace) -> None:
         token, _ = agent_token_mint(actor=Actor.of(users["nora"]), workspace=workspace,
                                     namespaces=[namespace], access="read", name="bot")
         url = reverse("accounts:account_active", args=["acme", "nora"])
@@ -96,7 +96,7 @@ class TestDeactivate:
                                                           "account.reactivate"}
 
     def test_an_admin_cannot_act_on_someone_who_is_also_elsewhere(
-            self, client_for, users) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, users) -> None:
         elsewhere = workspace_create(actor=Actor.system("t"), slug="globex", name="Globex")
         role_grant(actor=Actor.system("t"), workspace=elsewhere, user=users["vic"],
                    role="viewer")
@@ -112,14 +112,14 @@ class TestDeactivate:
         page = client_for("ada").get(reverse("accounts:people", args=["acme"])).content.decode()
         assert "also in workspaces you do not administer" in page
 
-    def test_a_stranger_and_an_unknown_account_get_404(self, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_a_stranger_and_an_unknown_account_get_404(self, client_for) -> None:
         assert client_for("ada").post(reverse("accounts:account_active",
                                               args=["acme", "nobody"])).status_code == 404
         assert client_for("mallory").get(reverse("accounts:people",
                                                  args=["acme"])).status_code == 404
 
 
-def test_resetting_two_factor_removes_the_devices(client_for, users) -> None:  # type: ignore[no-untyped-def]
+def test_resetting_two_factor_removes_the_devices(client_for, users) -> None:
     TOTPDevice.objects.create(user=users["carl"], name="phone", confirmed=True)
 
     client_for("ada").post(reverse("accounts:account_reset_2fa", args=["acme", "carl"]))

@@ -97,7 +97,7 @@ class Provider:
 
 
 @pytest.fixture
-def provider(settings) -> Iterator[Provider]:  # type: ignore[no-untyped-def]
+def provider(settings) -> Iterator[Provider]:
     started = Provider()
     settings.MEMADMIN_OIDC_ENABLED = True
     settings.OIDC_RP_CLIENT_ID, settings.OIDC_RP_CLIENT_SECRET = CLIENT_ID, CLIENT_SECRET
@@ -109,7 +109,7 @@ def provider(settings) -> Iterator[Provider]:  # type: ignore[no-untyped-def]
     started.stop()
 
 
-def sign_in(client, provider: Provider) -> Any:  # type: ignore[no-untyped-def]
+def sign_in(client, provider: Provider) -> Any:
     """Start at memadmin, follow the provider's redirect, come back with its code."""
     start = client.get(reverse("accounts:sso_start"))
     assert start.status_code == 302 and start["Location"].startswith(provider.url + "/authorize")
@@ -118,7 +118,7 @@ def sign_in(client, provider: Provider) -> Any:  # type: ignore[no-untyped-def]
     return client.get(callback.path + "?" + callback.query)
 
 
-def test_a_known_person_signs_in_with_the_identity_provider(provider, client, users) -> None:  # type: ignore[no-untyped-def]
+def test_a_known_person_signs_in_with_the_identity_provider(provider, client, users) -> None:
     page = client.get(reverse("login")).content.decode()
     assert "Log in with single sign-on" in page
 
@@ -130,7 +130,7 @@ def test_a_known_person_signs_in_with_the_identity_provider(provider, client, us
 
 @pytest.mark.parametrize("claims", [{"email": "stranger@example.com", "email_verified": True},
                                     {"email": "olga@example.com", "email_verified": False}])
-def test_an_unknown_or_unverified_address_is_refused(provider, client, users, claims) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_or_unverified_address_is_refused(provider, client, users, claims) -> None:
     provider.claims = {"sub": "u-1", **claims}
 
     answer = sign_in(client, provider)
@@ -141,7 +141,7 @@ def test_an_unknown_or_unverified_address_is_refused(provider, client, users, cl
     assert not client.get(reverse("workspaces:list")).wsgi_request.user.is_authenticated
 
 
-def test_a_provider_error_or_a_forged_state_is_a_refusal_not_a_500(provider, client, users) -> None:  # type: ignore[no-untyped-def]
+def test_a_provider_error_or_a_forged_state_is_a_refusal_not_a_500(provider, client, users) -> None:
     provider.token_status = 503
     assert sign_in(client, provider)["Location"] == "/accounts/login/?sso=failed"
     provider.token_status = 200
@@ -152,13 +152,13 @@ def test_a_provider_error_or_a_forged_state_is_a_refusal_not_a_500(provider, cli
 
 
 def test_the_token_endpoint_is_reached_through_the_outbound_policy(provider, client, users,
-                                                                   settings) -> None:  # type: ignore[no-untyped-def]
+                                                                   settings) -> None:
     settings.MEMADMIN_OUTBOUND_ALLOW = []  # loopback is refused by default
     assert sign_in(client, provider)["Location"] == "/accounts/login/?sso=failed"
     assert not client.get(reverse("workspaces:list")).wsgi_request.user.is_authenticated
 
 
-def test_without_configuration_there_is_no_sso(client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_without_configuration_there_is_no_sso(client, settings) -> None:
     settings.MEMADMIN_OIDC_ENABLED = False
     assert client.get(reverse("accounts:sso_start")).status_code == 404
     assert "single sign-on" not in client.get(reverse("login")).content.decode()

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
 
 
 @pytest.fixture
-def anchor_storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def anchor_storage(settings, tmp_path: Path) -> Path:
     """The default storage (where checkpoints go) in a directory of this test's own."""
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -36,7 +37,7 @@ def as_owner() -> Iterator[None]:
                 cursor.execute(f"SET ROLE {connection.ops.quote_name(current)}")
 
 
-def tamper(*statements: str | tuple[str, list[object]], replica: bool = False) -> None:
+def tamper(*statements: str | tuple[str, list[Any]], replica: bool = False) -> None:
     """Run SQL as someone with database access would: with the user triggers off, or (replica)
     with ``session_replication_role = replica``, which skips every ordinary trigger."""
     with as_owner(), connection.cursor() as cursor:

@@ -17,7 +17,7 @@ SYSTEM = Actor.system("test")
 
 
 @pytest.fixture
-def workspace():  # type: ignore[no-untyped-def]
+def workspace():
     return workspace_create(actor=SYSTEM, slug="acme", name="Acme")
 
 

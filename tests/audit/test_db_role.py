@@ -23,7 +23,7 @@ BOT = Actor.system("bot")
 
 
 @pytest.fixture
-def app_role(db) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def app_role(db) -> Iterator[str]:
     """A login role with the printed grants (roles are per cluster: named after this
     database, so parallel test databases do not share one)."""
     with connection.cursor() as cursor:

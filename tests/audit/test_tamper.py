@@ -27,7 +27,7 @@ LIST = "/w/acme/audit/"
 BOT = Actor.system("bot")
 
 
-def command_output(capsys, *args: str) -> str:  # type: ignore[no-untyped-def]
+def command_output(capsys, *args: str) -> str:
     """Run verify_audit_chain, which must fail; its output."""
     capsys.readouterr()
     with pytest.raises(CommandError):
@@ -35,7 +35,7 @@ def command_output(capsys, *args: str) -> str:  # type: ignore[no-untyped-def]
     return capsys.readouterr().out
 
 
-def page_verdict(client) -> str:  # type: ignore[no-untyped-def]
+def page_verdict(client) -> str:
     """Press "Verify chain", let a worker run the job, read the result page."""
     response = client.post(LIST + "verify/")
     assert response.status_code == 302
@@ -152,7 +152,7 @@ TAMPERING: list[tuple[Callable[[list[AuditEvent], AuditEvent], None], str, str]]
 
 
 @pytest.fixture
-def anchored_chain(workspace, other_workspace, anchor_storage, client_for):  # type: ignore[no-untyped-def]
+def anchored_chain(workspace, other_workspace, anchor_storage, client_for):
     client_for("carl")  # the users exist, and their role grants are on the chain
     events = [audit_event_create(workspace=workspace, actor=BOT, action="bulk.event",
                                  data={"n": n}) for n in range(10)]

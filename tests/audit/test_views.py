@@ -27,7 +27,7 @@ T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture
-def record(workspace):  # type: ignore[no-untyped-def]
+def record(workspace):
     def record(action: str = "x.test", *, actor: str = "bot", target_type: str = "item",
                target_id: str = "", data: dict | None = None) -> AuditEvent:
         return audit_event_create(workspace=workspace, actor=Actor.system(actor), action=action,
@@ -36,13 +36,13 @@ def record(workspace):  # type: ignore[no-untyped-def]
     return record
 
 
-def rows(response) -> list[str]:  # type: ignore[no-untyped-def]
+def rows(response) -> list[str]:
     """The action column of the table, top to bottom."""
     html = response.content.decode()
     return [cell.split("</code>")[0] for cell in html.split("<td><code>")[1:]]
 
 
-def events_in(response) -> list[int]:  # type: ignore[no-untyped-def]
+def events_in(response) -> list[int]:
     html = response.content.decode()
     return [int(part.split("</td>")[0]) for part in html.split('<td class="num">')[1:]]
 
@@ -263,7 +263,7 @@ class TestExport:
 
 
 class TestVerify:
-    def start(self, client, slug: str = "acme") -> Job:  # type: ignore[no-untyped-def]
+    def start(self, client, slug: str = "acme") -> Job:
         response = client.post(f"/w/{slug}/audit/verify/")
         assert response.status_code == 302
         job = Job.objects.get(kind="audit_verify_chain")
@@ -358,7 +358,7 @@ class TestVerify:
         assert client_for("carl").get(f"{LIST}verify/{job.pk}/").status_code == 404
 
 
-def sentences(response) -> list[str]:  # type: ignore[no-untyped-def]
+def sentences(response) -> list[str]:
     """The Event column as text, top to bottom."""
     import re
 

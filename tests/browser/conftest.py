@@ -101,7 +101,7 @@ def axe_every_page(page: Page) -> Iterator[list[str]]:
 
 
 @pytest.fixture(autouse=True)
-def rendered_as_in_production(settings) -> None:  # type: ignore[no-untyped-def]
+def rendered_as_in_production(settings) -> None:
     """Pages render as users get them: under DEBUG, django-htmx adds a helper that replaces
     the whole page with an htmx 4xx response (the bare fragment), which no user ever sees."""
     settings.DEBUG = False
@@ -117,7 +117,7 @@ def console_errors(page: Page) -> list[str]:
 
 
 @pytest.fixture
-def login(live_server: LiveServer, page: Page, users) -> Callable[[str], Page]:  # type: ignore[no-untyped-def]
+def login(live_server: LiveServer, page: Page, users) -> Callable[[str], Page]:
     def log_in(username: str) -> Page:
         page.goto(live_server.url + "/accounts/login/")
         page.get_by_label("Username").fill(username)

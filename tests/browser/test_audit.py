@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def approved_erasure(workspace, users, local_config):  # type: ignore[no-untyped-def]
+def approved_erasure(workspace, users, local_config):
     compliance2 = User.objects.create_user("compliance2", "c2@example.com", PASSWORD)
     role_grant(actor=Actor.system("test"), workspace=workspace, user=compliance2,
                role="compliance")

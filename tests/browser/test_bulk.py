@@ -19,7 +19,7 @@ ITEMS = "/w/acme/r/knowledge/n/alice/items/"
 
 
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
+def put(local_config, namespace):
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)
     counter = iter(range(10_000))
@@ -33,7 +33,7 @@ def put(local_config, namespace):  # type: ignore[no-untyped-def]
 
 
 def test_an_owner_selects_all_matching_and_deletes_them_as_a_job(
-        live_server: LiveServer, login, console_errors: list[str], put) -> None:  # type: ignore[no-untyped-def]
+        live_server: LiveServer, login, console_errors: list[str], put) -> None:
     for n in range(55):
         put(f"billing note {n}")
     put("hosting note")
@@ -50,6 +50,7 @@ def test_an_owner_selects_all_matching_and_deletes_them_as_a_job(
     expect(page.locator("[data-selection-count]")).to_have_text("All 55 matching selected")
     kept = page.locator("[data-select-item]").first
     kept_id = kept.get_attribute("value")
+    assert kept_id is not None
     kept.uncheck()
     expect(page.locator("[data-selection-count]")).to_have_text(
         "All 55 matching selected, 1 kept")
@@ -76,7 +77,7 @@ def test_an_owner_selects_all_matching_and_deletes_them_as_a_job(
 
 def test_the_conflict_merge_marks_their_lines_and_refreshes_the_revisions(
         live_server: LiveServer, login, console_errors: list[str], put, local_config,
-        namespace) -> None:  # type: ignore[no-untyped-def]
+        namespace) -> None:
     item_id = put("line one\nline two\nline three", tier="peers", key="bob")
     page: Page = login("nora")
     page.goto(f"{live_server.url}{ITEMS}{item_id}/")
@@ -107,7 +108,7 @@ def test_the_conflict_merge_marks_their_lines_and_refreshes_the_revisions(
     assert [e for e in console_errors if "status of 409" not in e] == []
 
 
-def test_the_item_list_fits_a_phone(live_server: LiveServer, login, put) -> None:  # type: ignore[no-untyped-def]
+def test_the_item_list_fits_a_phone(live_server: LiveServer, login, put) -> None:
     put("a fact with a rather long line of text " * 6, tier="peers", key="a-very-long-key-" * 4)
     put("another fact")
     page: Page = login("nora")

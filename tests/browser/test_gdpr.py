@@ -26,7 +26,7 @@ SUBJECT = "user:jane.doe@example.com"
 
 
 @pytest.fixture
-def subject_items(local_config, namespace, other_namespace, workspace, users) -> None:  # type: ignore[no-untyped-def]
+def subject_items(local_config, namespace, other_namespace, workspace, users) -> None:
     provider = provider_for(local_config)
     for n, ns in enumerate((namespace, namespace, other_namespace)):
         provider.retain("facts", "", f"Jane prefers phone calls ({n}).", "replace",
@@ -219,6 +219,7 @@ def test_a_rectification_is_proposed_approved_and_applied_as_new_revisions(
     expect(items).to_have_count(3)
     first = items.first
     item_id = first.get_attribute("data-item")
+    assert item_id is not None
     first.get_by_label("Corrected text").fill("Jane prefers e-mail.")
     first.get_by_role("button", name="Propose this correction").click()
     expect(page.locator(".messages")).to_contain_text("Correction proposed")

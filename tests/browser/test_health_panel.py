@@ -27,7 +27,7 @@ def server() -> Iterator[FakeProvider]:
 @pytest.mark.django_db(transaction=True)
 def test_it_shows_a_provider_going_down_without_a_reload(
         live_server: LiveServer, login: Callable[[str], Page], console_errors: list[str],
-        workspace, server: FakeProvider, settings) -> None:  # type: ignore[no-untyped-def]
+        workspace, server: FakeProvider, settings) -> None:
     settings.MEMADMIN_PANEL_REFRESH_SECONDS = 1
     config = provider_config_create(actor=Actor.system("test"), workspace=workspace,
                                     slug="remote", name="Remote store", kind="http",

@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def item_id(local_config, namespace) -> str:  # type: ignore[no-untyped-def]
+def item_id(local_config, namespace) -> str:
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)
     provider.retain("facts", "other", "An unrelated fact", "replace", operation_id="b-0",

@@ -36,7 +36,7 @@ def receiver() -> Iterator[FakeProvider]:
 @pytest.mark.django_db(transaction=True)
 def test_an_operator_adds_a_provider_sees_it_fail_notes_the_incident_and_plans_maintenance(
         live_server: LiveServer, login: Callable[[str], Page], console_errors: list[str],
-        workspace, store: FakeProvider, receiver: FakeProvider) -> None:  # type: ignore[no-untyped-def]
+        workspace, store: FakeProvider, receiver: FakeProvider) -> None:
     page = login("olga")
     base = live_server.url
 

@@ -21,18 +21,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CANARY = "ana.canary.42@example.org"
 
 
-def wire(live_server: LiveServer, token: str, body: dict) -> dict:  # type: ignore[type-arg]
+def wire(live_server: LiveServer, token: str, body: dict) -> dict:
     deadline = (dt.datetime.now(dt.UTC) + dt.timedelta(seconds=10)).isoformat()
     envelope = {"version": 1, "operationId": f"b-{uuid.uuid4().hex}",
                 "deadlineAt": deadline.replace("+00:00", "Z"), **body}
     answer = httpx.post(f"{live_server.url}/oc-memory", json=envelope,
                         headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert answer.status_code == 200, answer.text
-    return answer.json()  # type: ignore[no-any-return]
+    return answer.json()
 
 
 def test_a_redacted_recall(live_server: LiveServer, login, console_errors: list[str], workspace,
-                           resource, namespace) -> None:  # type: ignore[no-untyped-def]
+                           resource, namespace) -> None:
     resource_update(actor=Actor.system("test"), resource=resource, tools=TOOLS)
     _, token = agent_token_mint(actor=Actor.system("test"), workspace=workspace,
                                 namespaces=[namespace], access="read-write", name="agent")

@@ -29,7 +29,7 @@ NAMESPACE = "/w/acme/r/knowledge/n/alice/"
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path: Path) -> Path:
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path / "files")}}}
@@ -37,7 +37,7 @@ def storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def aged(local_config, resource, namespace) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def aged(local_config, resource, namespace) -> dict[str, str]:
     """Three idle items (one on legal hold) and one fresh item."""
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)

@@ -36,7 +36,7 @@ SUBJECT = "cust-1042"
 
 
 @pytest.fixture
-def stores(workspace, local_config, namespace, users, tmp_path, langgraph_store,  # type: ignore[no-untyped-def]
+def stores(workspace, local_config, namespace, users, tmp_path, langgraph_store,
            mem0_settings):
     """The built-in store and three governed ones, each holding something about SUBJECT."""
     provider_for(local_config).retain(
@@ -81,7 +81,7 @@ def stores(workspace, local_config, namespace, users, tmp_path, langgraph_store,
     return {"root": root, "langgraph": langgraph_store, "mem0": mem0_settings, "agent": agent}
 
 
-def residue(stores) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def residue(stores) -> dict[str, int]:
     with PostgresStore.from_conn_string(stores["langgraph"]) as store:
         graph = len(store.search(("memories", SUBJECT), limit=10))
     mem0 = memory_for(stores["mem0"]).get_all(filters={"user_id": SUBJECT}, top_k=10)

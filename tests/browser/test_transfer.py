@@ -25,7 +25,7 @@ ITEMS = "/w/acme/r/knowledge/n/alice/items/"
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path: Path) -> Path:
     # Export files and import uploads go to a per-test directory (the live server runs in this
     # process, so it sees the override).
     settings.STORAGES = {**settings.STORAGES, "default": {
@@ -35,7 +35,7 @@ def storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def items(local_config, namespace) -> dict[tuple[str, str], str]:  # type: ignore[no-untyped-def]
+def items(local_config, namespace) -> dict[tuple[str, str], str]:
     """(tier, key) -> content of the namespace's items."""
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)

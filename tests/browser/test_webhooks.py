@@ -31,7 +31,7 @@ def receiver() -> Iterator[Receiver]:
 @pytest.mark.django_db(transaction=True)
 def test_an_operator_adds_a_webhook_sends_a_test_event_and_reads_the_log(
         live_server: LiveServer, login: Callable[[str], Page], console_errors: list[str],
-        workspace, local_config, namespace, receiver: Receiver) -> None:  # type: ignore[no-untyped-def]
+        workspace, local_config, namespace, receiver: Receiver) -> None:
     page = login("olga")
     base = live_server.url
 

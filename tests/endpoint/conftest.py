@@ -181,7 +181,8 @@ class Wire:
             else:
                 assert not self.check.is_valid(body, "Request"), "the schema accepts it"
         data = raw if raw is not None else json.dumps(body).encode("utf-8")
-        headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token is not None else {}
+        headers: dict[str, Any] = ({"HTTP_AUTHORIZATION": f"Bearer {token}"}
+                                   if token is not None else {})
         response = (client or self.client).post(ENDPOINT, data=data, content_type=content_type,
                                                 **headers)
         assert response["Content-Type"] == "application/json"
@@ -216,7 +217,7 @@ def wire(validator: SchemaCheck) -> Wire:
 
 
 @pytest.fixture
-def tool_resource(resource):  # type: ignore[no-untyped-def]
+def tool_resource(resource):
     """The conftest resource (1,024-byte recall cap, 4,096-byte items) with the test tools."""
     return resource_update(actor=SYSTEM, resource=resource, tools=TOOLS)
 
@@ -231,7 +232,7 @@ class Tokens:
 
 
 @pytest.fixture
-def tokens(workspace, tool_resource, namespace, other_namespace) -> Tokens:  # type: ignore[no-untyped-def]
+def tokens(workspace, tool_resource, namespace, other_namespace) -> Tokens:
     """A read-write and a read-only agent token for ``namespace``, and an admin credential."""
     _, rw = agent_token_mint(actor=SYSTEM, workspace=workspace, namespaces=[namespace],
                              access="read-write", name="rw")
@@ -323,7 +324,7 @@ def api(wire: Wire, tokens: Tokens) -> Api:
 
 
 @pytest.fixture
-def wire_compliance(workspace):  # type: ignore[no-untyped-def]
+def wire_compliance(workspace):
     """The workspace lets admin credentials carry compliance decisions (legal hold lifts,
     overrideHold, quarantined content) over the wire; off by default."""
     workspace.wire_compliance = True

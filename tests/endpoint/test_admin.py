@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from typing import Any
 
 from memadmin.audit.models import AuditEvent
 from memadmin.memory.models import Freeze, MemoryItem, MemoryRevision
@@ -128,7 +129,7 @@ def test_it_shrinks_list_and_export_pages_to_fit_64_kib(api: Api, tool_resource)
         assert sorted(seen) == sorted(made) and pages >= 2
 
 
-def _admin_body(api: Api, operation: str, **fields: object) -> dict[str, object]:
+def _admin_body(api: Api, operation: str, **fields: Any) -> dict[str, Any]:
     return envelope(operation, partitions=[api.tokens.partition], **fields)
 
 
@@ -338,7 +339,7 @@ def test_it_audits_admin_calls_without_memory_content(api: Api) -> None:
     assert [e.action for e in events] == [
         "api.retain", "api.list", "api.export", "api.count", "api.get", "api.update",
         "api.quarantine", "api.freeze", "api.freeze", "api.delete", "api.forget"]
-    by_action = {}
+    by_action: dict[str, list[Any]] = {}
     for event in events:
         by_action.setdefault(event.action, []).append(event.data)
     # A reader of the trail can tell a hold placed from one lifted, and an override.

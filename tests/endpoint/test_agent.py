@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from memadmin.memory.models import MemoryItem
@@ -53,7 +55,7 @@ def test_it_cuts_recalled_text_to_max_bytes_on_a_utf8_boundary(api: Api,
                                                                 max_bytes: int | None) -> None:
     api.remember("€" * 600)  # 1,800 bytes of three-byte characters
     full = api.agent("recall", maxBytes=16384)["text"]
-    fields = {} if max_bytes is None else {"maxBytes": max_bytes}
+    fields: dict[str, Any] = {} if max_bytes is None else {"maxBytes": max_bytes}
 
     text = api.agent("recall", **fields)["text"]
 
@@ -84,14 +86,15 @@ def test_it_cuts_snippets_to_500_characters(api: Api) -> None:
     assert len(answer["hits"][0]["snippet"]) == 500
 
 
-def test_it_shows_a_quarantined_item_only_as_a_label(api: Api, local_config) -> None:  # type: ignore[no-untyped-def]
+def test_it_shows_a_quarantined_item_only_as_a_label(api: Api, local_config) -> None:
     api.remember("The visible fact about zebras.")
     held = api.remember("The held secret about zebras is 4711.")
     provider_for(local_config).set_quarantine(
         held["id"], "pending", scope=c.Scope.of(api.tokens.partition), deadline=5)
     label = MemoryItem.objects.get(pk=held["id"]).key
 
-    for fields in ({"input": {"text": "zebras"}}, {}):
+    asked: list[dict[str, Any]] = [{"input": {"text": "zebras"}}, {}]
+    for fields in asked:
         answer = api.agent("recall", **fields)
         assert answer["quarantined"] == [f"facts/{label}.md"]
         assert "4711" not in answer["text"]
@@ -105,7 +108,7 @@ def test_it_shows_a_quarantined_item_only_as_a_label(api: Api, local_config) -> 
     assert read == {"id": held["id"], "source": f"facts/{label}.md", "quarantined": True}
 
 
-def test_it_keeps_recall_within_64_kib_for_content_json_escapes_twofold(api: Api,  # type: ignore[no-untyped-def]
+def test_it_keeps_recall_within_64_kib_for_content_json_escapes_twofold(api: Api,
                                                                         tool_resource) -> None:
     # Control characters (six bytes each as JSON) are refused when written; backslashes and
     # quotes are the worst that can be stored: two bytes each on the wire.
@@ -206,7 +209,7 @@ def test_it_answers_unsupported_for_a_declared_tool_without_behaviour(api: Api) 
     {"fact": "x" * 2001},                         # over maxLength
     {"fact": "x", "subject": ["a"]},              # wrong nested type
 ], ids=["wrong-type", "missing-required", "additional-property", "too-long", "nested-type"])
-def test_it_refuses_tool_arguments_failing_their_schema(api: Api, arguments) -> None:  # type: ignore[no-untyped-def]
+def test_it_refuses_tool_arguments_failing_their_schema(api: Api, arguments) -> None:
     with api.unchanged():
         error = api.agent("tool", 400, "invalid_request", tool="remember", arguments=arguments)
     assert error["details"] == {"errors": error["details"]["errors"]}

@@ -44,7 +44,7 @@ NOTE_TOOLS: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def notes(tokens, tool_resource):  # type: ignore[no-untyped-def]
+def notes(tokens, tool_resource):
     resource_update(actor=SYSTEM, resource=tool_resource, tools=NOTE_TOOLS)
     return tokens
 

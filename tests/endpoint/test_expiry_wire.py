@@ -30,7 +30,7 @@ def test_retain_over_the_wire_sets_keeps_and_clears_the_expiry(api: Api) -> None
 
 
 @pytest.mark.parametrize("value", ["tomorrow", "2030-01-02T03:04:00", 5])
-def test_a_bad_expiry_is_a_clear_invalid_request_and_writes_nothing(api: Api, value) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_expiry_is_a_clear_invalid_request_and_writes_nothing(api: Api, value) -> None:
     api.admin("retain", 400, "invalid_request", request_valid=None, tier="peers", key="tmp",
               content="x", mode="replace", expiresAt=value)
     assert not MemoryItem.objects.exists()

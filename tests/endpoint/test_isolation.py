@@ -26,7 +26,7 @@ ADMIN_FOREIGN = (404, "not_found")
 
 
 @pytest.fixture
-def foreign(other_workspace):  # type: ignore[no-untyped-def]
+def foreign(other_workspace):
     """Another workspace's namespace, with its own agent token and admin credential."""
     config = provider_config_create(actor=SYSTEM, workspace=other_workspace, slug="builtin",
                                     name="Built-in", kind="local", probed=True)
@@ -46,7 +46,7 @@ def test_it_refuses_an_agent_token_another_namespaces_partition(api: Api) -> Non
                   tool="remember", arguments={"fact": "x"})
 
 
-def test_it_refuses_an_agent_token_another_workspaces_partition(api: Api, foreign) -> None:  # type: ignore[no-untyped-def]
+def test_it_refuses_an_agent_token_another_workspaces_partition(api: Api, foreign) -> None:
     with api.unchanged():
         api.agent("recall", 403, "forbidden", partition=foreign["partition"])
         api.agent("tool", 403, "forbidden", partition=foreign["partition"], tool="remember",
@@ -55,7 +55,7 @@ def test_it_refuses_an_agent_token_another_workspaces_partition(api: Api, foreig
         api.agent("recall", 403, "forbidden", token=foreign["agent"])
 
 
-def test_it_refuses_an_unknown_partition_like_a_foreign_one(api: Api, foreign) -> None:  # type: ignore[no-untyped-def]
+def test_it_refuses_an_unknown_partition_like_a_foreign_one(api: Api, foreign) -> None:
     unknown = "ocmem_v1_" + "0" * 40
     for partition in (unknown, foreign["partition"]):
         assert api.agent("recall", 403, "forbidden", partition=partition) == api.agent(
@@ -64,7 +64,7 @@ def test_it_refuses_an_unknown_partition_like_a_foreign_one(api: Api, foreign) -
             "list", *ADMIN_FOREIGN, partitions=[unknown])
 
 
-def test_it_refuses_an_admin_credential_of_another_workspace(api: Api, foreign) -> None:  # type: ignore[no-untyped-def]
+def test_it_refuses_an_admin_credential_of_another_workspace(api: Api, foreign) -> None:
     api.retain("ours")
     with api.unchanged():
         api.admin("list", *ADMIN_FOREIGN, token=foreign["admin"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -18,7 +19,7 @@ from tests.endpoint.conftest import ENDPOINT, SYSTEM, Api, deadline_at, envelope
 LONG = "x" * 1025  # one byte over the 1,024-byte limit of ids, cursors and partitions
 
 
-def _remember(api: Api, **fields: object) -> dict[str, object]:
+def _remember(api: Api, **fields: Any) -> dict[str, Any]:
     return envelope("tool", partition=api.tokens.partition, tool="remember",
                     arguments={"fact": "a fact"}, **fields)
 
@@ -167,7 +168,7 @@ def test_it_counts_the_1024_byte_limit_in_utf8_bytes(api: Api) -> None:
 @pytest.mark.parametrize("fields", [{"maxBytes": 0}, {"maxBytes": 16385}, {"limit": 0},
                                     {"maxBytes": "8192"}, {"input": "text"},
                                     {"input": {"text": 5}}], ids=repr)
-def test_it_refuses_a_broken_recall(api: Api, fields: dict[str, object]) -> None:
+def test_it_refuses_a_broken_recall(api: Api, fields: dict[str, Any]) -> None:
     api.agent("recall", 400, "invalid_request", request_valid=False, **fields)
 
 
@@ -286,7 +287,7 @@ def test_it_refuses_writes_to_a_frozen_namespace(api: Api) -> None:
     assert api.agent("recall")["text"]
 
 
-def test_it_refuses_writes_about_an_erased_subject(api: Api, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_it_refuses_writes_about_an_erased_subject(api: Api, workspace) -> None:
     kid, digest = subject_hash(workspace.pk, "customer-erased")
     Tombstone.objects.create(workspace=workspace, key_id=kid, subject_hash=digest)
 

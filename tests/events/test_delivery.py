@@ -25,21 +25,21 @@ SYSTEM = Actor.system("test")
 CANARY = "Canary-content 5e1f: the patient's allergy is penicillin"
 
 
-def write(config, namespace, content: str = CANARY, key: str = "", op: str = "op-1") -> str:  # type: ignore[no-untyped-def]
+def write(config, namespace, content: str = CANARY, key: str = "", op: str = "op-1") -> str:
     return provider_for(config).retain("facts", key, content, "replace", operation_id=op,
                                        actor="agent:bot", scope=c.Scope.of(
                                            namespace.partition_key), deadline=5).id
 
 
 @pytest.fixture
-def hook(workspace, receiver):  # type: ignore[no-untyped-def]
+def hook(workspace, receiver):
     endpoint, secret = webhook_endpoint_create(actor=SYSTEM, workspace=workspace,
                                                name="siem", url=receiver.url)
     return endpoint, secret
 
 
 def test_it_signs_each_delivery_per_standard_webhooks(local_config, namespace, hook,
-                                                      receiver) -> None:  # type: ignore[no-untyped-def]
+                                                      receiver) -> None:
     endpoint, secret = hook
     item = write(local_config, namespace)
 
@@ -65,7 +65,7 @@ def test_it_signs_each_delivery_per_standard_webhooks(local_config, namespace, h
 
 
 def test_no_body_ever_carries_content(local_config, namespace, other_namespace, hook,
-                                      receiver) -> None:  # type: ignore[no-untyped-def]
+                                      receiver) -> None:
     item = write(local_config, namespace)
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)
@@ -91,7 +91,7 @@ def test_no_body_ever_carries_content(local_config, namespace, other_namespace, 
 
 
 def test_a_500_is_retried_with_backoff_then_delivered(local_config, namespace, hook, receiver,
-                                                      settings) -> None:  # type: ignore[no-untyped-def]
+                                                      settings) -> None:
     endpoint, secret = hook
     settings.MEMADMIN_WEBHOOK_RETRY_SECONDS = 30
     receiver.statuses = [500, 200]
@@ -118,7 +118,7 @@ def test_a_500_is_retried_with_backoff_then_delivered(local_config, namespace, h
     assert log == [(1, 500, False), (2, 200, True)]
 
 
-def test_the_wait_doubles_after_each_failure(settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_wait_doubles_after_each_failure(settings) -> None:
     settings.MEMADMIN_WEBHOOK_RETRY_SECONDS = 10
     waits = [delivery.backoff(n, jitter=lambda: 0.0).total_seconds() for n in range(1, 6)]
     assert waits == [10, 20, 40, 80, 160]
@@ -127,7 +127,7 @@ def test_the_wait_doubles_after_each_failure(settings) -> None:  # type: ignore[
 
 
 def test_it_gives_up_after_the_last_attempt(local_config, namespace, hook, receiver,
-                                            settings) -> None:  # type: ignore[no-untyped-def]
+                                            settings) -> None:
     settings.MEMADMIN_WEBHOOK_MAX_ATTEMPTS = 2
     receiver.statuses = [503]
     write(local_config, namespace)
@@ -142,7 +142,7 @@ def test_it_gives_up_after_the_last_attempt(local_config, namespace, hook, recei
 
 
 def test_a_receiver_that_hangs_is_cut_off_at_the_deadline(local_config, namespace, hook,
-                                                           receiver, settings) -> None:  # type: ignore[no-untyped-def]
+                                                           receiver, settings) -> None:
     settings.MEMADMIN_WEBHOOK_TIMEOUT_SECONDS = 1
     receiver.delay = 30
     write(local_config, namespace)
@@ -158,7 +158,7 @@ def test_a_receiver_that_hangs_is_cut_off_at_the_deadline(local_config, namespac
 
 
 def test_the_outbound_policy_refuses_a_host_it_does_not_allow(workspace, local_config, namespace,
-                                                              hook, receiver, settings) -> None:  # type: ignore[no-untyped-def]
+                                                              hook, receiver, settings) -> None:
     settings.MEMADMIN_OUTBOUND_ALLOW = []
     with pytest.raises(ValidationError) as refused:
         webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="other",
@@ -175,7 +175,7 @@ def test_the_outbound_policy_refuses_a_host_it_does_not_allow(workspace, local_c
 
 
 def test_a_redirect_is_a_failure_and_not_followed(local_config, namespace, hook,
-                                                  receiver) -> None:  # type: ignore[no-untyped-def]
+                                                  receiver) -> None:
     receiver.statuses = [307]
     write(local_config, namespace)
     delivery.deliver_due()
@@ -185,7 +185,7 @@ def test_a_redirect_is_a_failure_and_not_followed(local_config, namespace, hook,
 
 
 def test_a_delivery_claimed_by_a_worker_that_died_is_sent_after_its_claim_runs_out(
-        local_config, namespace, hook, receiver) -> None:  # type: ignore[no-untyped-def]
+        local_config, namespace, hook, receiver) -> None:
     write(local_config, namespace)
     now = timezone.now()
     [(claimed, until)] = delivery.claim(now)  # ... and the worker is killed here.
@@ -198,7 +198,7 @@ def test_a_delivery_claimed_by_a_worker_that_died_is_sent_after_its_claim_runs_o
 
 
 def test_a_disabled_endpoint_is_sent_nothing_and_queues_nothing(local_config, namespace, hook,
-                                                                receiver) -> None:  # type: ignore[no-untyped-def]
+                                                                receiver) -> None:
     endpoint, _ = hook
     webhook_endpoint_set_enabled(actor=SYSTEM, endpoint=endpoint, enabled=False)
     write(local_config, namespace)
@@ -207,7 +207,7 @@ def test_a_disabled_endpoint_is_sent_nothing_and_queues_nothing(local_config, na
 
 
 def test_the_event_is_written_in_the_same_transaction_as_the_change(local_config, namespace,
-                                                                     hook) -> None:  # type: ignore[no-untyped-def]
+                                                                     hook) -> None:
     class Abort(Exception):
         pass
 
@@ -219,7 +219,7 @@ def test_the_event_is_written_in_the_same_transaction_as_the_change(local_config
     assert Delivery.objects.count() == 0
 
 
-def test_the_secret_is_stored_encrypted(hook) -> None:  # type: ignore[no-untyped-def]
+def test_the_secret_is_stored_encrypted(hook) -> None:
     endpoint, secret = hook
     assert secret.startswith("whsec_")
     with connection.cursor() as cursor:
@@ -228,7 +228,7 @@ def test_the_secret_is_stored_encrypted(hook) -> None:  # type: ignore[no-untype
     assert stored.startswith("gAAAAA") and secret not in stored
 
 
-def test_a_pasted_secret_must_be_a_standard_webhooks_secret(workspace, receiver) -> None:  # type: ignore[no-untyped-def]
+def test_a_pasted_secret_must_be_a_standard_webhooks_secret(workspace, receiver) -> None:
     with pytest.raises(ValidationError) as bad:
         webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="x", url=receiver.url,
                                 secret="hunter2")
@@ -248,14 +248,14 @@ def test_signing_matches_the_spec_example() -> None:
 
 
 @pytest.fixture
-def second_receiver():  # type: ignore[no-untyped-def]
+def second_receiver():
     started = Receiver()
     yield started
     started.stop()
 
 
 def test_an_endpoint_receives_only_the_event_types_it_asked_for(
-        workspace, local_config, namespace, hook, receiver, second_receiver) -> None:  # type: ignore[no-untyped-def]
+        workspace, local_config, namespace, hook, receiver, second_receiver) -> None:
     webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="deletions",
                             url=second_receiver.url, event_types=["item.deleted"])
     item = write(local_config, namespace)

@@ -34,7 +34,7 @@ TASK = "memadmin.events.tasks.deliver_events_task"
 transactional = pytest.mark.django_db(transaction=True)
 
 
-def write(config, namespace, op: str) -> str:  # type: ignore[no-untyped-def]
+def write(config, namespace, op: str) -> str:
     return provider_for(config).retain("facts", "", f"note {op}", "replace", operation_id=op,
                                        scope=c.Scope.of(namespace.partition_key),
                                        deadline=5).id
@@ -46,7 +46,7 @@ def tasks() -> int:
 
 @transactional
 def test_a_committed_change_asks_a_worker_once_per_transaction(workspace, local_config,
-                                                               namespace, receiver) -> None:  # type: ignore[no-untyped-def]
+                                                               namespace, receiver) -> None:
     _, secret = webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="siem",
                                         url=receiver.url)
     with transaction.atomic():
@@ -62,7 +62,7 @@ def test_a_committed_change_asks_a_worker_once_per_transaction(workspace, local_
 
 @transactional
 def test_the_sweep_asks_a_worker_only_when_something_is_due(workspace, local_config, namespace,
-                                                            receiver) -> None:  # type: ignore[no-untyped-def]
+                                                            receiver) -> None:
     delivery.sweep()
     assert tasks() == 0
     webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="siem", url=receiver.url)
@@ -78,7 +78,7 @@ def test_the_sweep_asks_a_worker_only_when_something_is_due(workspace, local_con
 
 @transactional
 def test_a_worker_killed_mid_delivery_loses_nothing(workspace, local_config, namespace,
-                                                    receiver, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+                                                    receiver, tmp_path: Path) -> None:
     _, secret = webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="siem",
                                         url=receiver.url)
     write(local_config, namespace, "op-1")
@@ -121,7 +121,7 @@ def test_a_worker_killed_mid_delivery_loses_nothing(workspace, local_config, nam
 
 @pytest.mark.django_db
 def test_the_log_expires_but_never_what_is_still_waiting(workspace, local_config, namespace,
-                                                         receiver, settings) -> None:  # type: ignore[no-untyped-def]
+                                                         receiver, settings) -> None:
     settings.MEMADMIN_WEBHOOK_LOG_DAYS = 30
     webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="siem", url=receiver.url)
     write(local_config, namespace, "op-1")

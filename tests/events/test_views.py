@@ -18,14 +18,14 @@ SYSTEM = Actor.system("test")
 
 
 @pytest.fixture
-def endpoint(workspace, receiver):  # type: ignore[no-untyped-def]
+def endpoint(workspace, receiver):
     made, secret = webhook_endpoint_create(actor=SYSTEM, workspace=workspace, name="siem",
                                            url=receiver.url)
-    made.plain_secret = secret
+    made.plain_secret = secret  # type: ignore[attr-defined]  # what the page showed once
     return made
 
 
-def url(name: str, endpoint=None, slug: str = "acme") -> str:  # type: ignore[no-untyped-def]
+def url(name: str, endpoint=None, slug: str = "acme") -> str:
     kwargs = {"slug": slug}
     if endpoint is not None:
         kwargs["endpoint_id"] = str(endpoint.pk)
@@ -36,7 +36,7 @@ def url(name: str, endpoint=None, slug: str = "acme") -> str:  # type: ignore[no
     ("olga", 200), ("ada", 200), ("root", 200), ("vic", 403), ("alice", 403), ("carl", 403),
     ("nora", 403), ("mallory", 404)])
 def test_only_operators_and_admins_see_the_endpoints(client_for, endpoint, who,
-                                                     status) -> None:  # type: ignore[no-untyped-def]
+                                                     status) -> None:
     client = client_for(who)
     assert client.get(url("endpoints")).status_code == status
     assert client.get(url("endpoint", endpoint)).status_code == status
@@ -45,7 +45,7 @@ def test_only_operators_and_admins_see_the_endpoints(client_for, endpoint, who,
 
 
 def test_an_endpoint_of_another_workspace_is_not_found(client_for, endpoint, other_workspace,
-                                                       users) -> None:  # type: ignore[no-untyped-def]
+                                                       users) -> None:
     from memadmin.workspaces.services import role_grant
 
     role_grant(actor=SYSTEM, workspace=other_workspace, user=users["vic"], role="operator")
@@ -55,7 +55,7 @@ def test_an_endpoint_of_another_workspace_is_not_found(client_for, endpoint, oth
     assert WebhookEndpoint.objects.filter(pk=endpoint.pk).exists()
 
 
-def test_adding_an_endpoint_shows_its_secret_once(client_for, receiver) -> None:  # type: ignore[no-untyped-def]
+def test_adding_an_endpoint_shows_its_secret_once(client_for, receiver) -> None:
     client = client_for("olga")
     response = client.post(url("endpoint_add"), {
         "name": "warehouse", "url": receiver.url, "event_types": ["item.deleted",
@@ -73,7 +73,7 @@ def test_adding_an_endpoint_shows_its_secret_once(client_for, receiver) -> None:
     assert event.data["origin"] == f"http://127.0.0.1:{receiver.port}"
 
 
-def test_bad_input_is_refused_with_the_form_and_nothing_saved(client_for) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_refused_with_the_form_and_nothing_saved(client_for) -> None:
     client = client_for("ada")
     for data, message in [
         ({"name": "x", "url": "ftp://example.com/x"}, "is not http or https"),
@@ -90,7 +90,7 @@ def test_bad_input_is_refused_with_the_form_and_nothing_saved(client_for) -> Non
 
 
 def test_send_test_event_logs_the_answer_and_the_signature_verifies(
-        client_for, endpoint, receiver) -> None:  # type: ignore[no-untyped-def]
+        client_for, endpoint, receiver) -> None:
     receiver.statuses = [202]
     client = client_for("olga")
     response = client.post(url("endpoint_test", endpoint), follow=True)
@@ -104,7 +104,7 @@ def test_send_test_event_logs_the_answer_and_the_signature_verifies(
 
 
 def test_a_failed_test_event_says_why_and_is_not_retried(client_for, endpoint,
-                                                         receiver) -> None:  # type: ignore[no-untyped-def]
+                                                         receiver) -> None:
     receiver.statuses = [500]
     response = client_for("ada").post(url("endpoint_test", endpoint), follow=True)
     assert "The test event was not delivered: the endpoint answered 500" in \
@@ -112,7 +112,7 @@ def test_a_failed_test_event_says_why_and_is_not_retried(client_for, endpoint,
     assert endpoint.deliveries.get().state == "failed"
 
 
-def test_disable_and_enable(client_for, endpoint) -> None:  # type: ignore[no-untyped-def]
+def test_disable_and_enable(client_for, endpoint) -> None:
     client = client_for("olga")
     assert client.post(url("endpoint_toggle", endpoint), {"enabled": "0"}).status_code == 302
     endpoint.refresh_from_db()
@@ -125,7 +125,7 @@ def test_disable_and_enable(client_for, endpoint) -> None:  # type: ignore[no-un
             .order_by("seq")] == ["webhook.create", "webhook.disable", "webhook.enable"]
 
 
-def test_edit_changes_the_filter_and_keeps_the_secret(client_for, endpoint, receiver) -> None:  # type: ignore[no-untyped-def]
+def test_edit_changes_the_filter_and_keeps_the_secret(client_for, endpoint, receiver) -> None:
     client = client_for("ada")
     response = client.post(url("endpoint_edit", endpoint), {
         "name": "siem", "url": receiver.url, "event_types": ["item.expired"]})
@@ -135,20 +135,20 @@ def test_edit_changes_the_filter_and_keeps_the_secret(client_for, endpoint, rece
     assert endpoint.secret == endpoint.plain_secret
 
 
-def test_rotating_shows_a_new_secret_once(client_for, endpoint) -> None:  # type: ignore[no-untyped-def]
+def test_rotating_shows_a_new_secret_once(client_for, endpoint) -> None:
     response = client_for("ada").post(url("endpoint_rotate", endpoint))
     endpoint.refresh_from_db()
     assert endpoint.secret != endpoint.plain_secret
     assert endpoint.secret in response.content.decode()
 
 
-def test_remove(client_for, endpoint) -> None:  # type: ignore[no-untyped-def]
+def test_remove(client_for, endpoint) -> None:
     response = client_for("ada").post(url("endpoint_remove", endpoint))
     assert response.status_code == 302
     assert not WebhookEndpoint.objects.exists()
 
 
-def test_posts_need_the_csrf_token(users, endpoint) -> None:  # type: ignore[no-untyped-def]
+def test_posts_need_the_csrf_token(users, endpoint) -> None:
     client = Client(enforce_csrf_checks=True)
     client.force_login(users["ada"])
     for name in ("endpoint_test", "endpoint_toggle", "endpoint_rotate", "endpoint_remove",
@@ -158,7 +158,7 @@ def test_posts_need_the_csrf_token(users, endpoint) -> None:  # type: ignore[no-
     assert WebhookEndpoint.objects.get().enabled
 
 
-def test_the_tab_shows_for_those_who_may_use_it(client_for, endpoint) -> None:  # type: ignore[no-untyped-def]
+def test_the_tab_shows_for_those_who_may_use_it(client_for, endpoint) -> None:
     home = reverse("workspaces:home", kwargs={"slug": "acme"})
     assert url("endpoints") in client_for("olga").get(home).content.decode()
     assert url("endpoints") not in client_for("vic").get(home).content.decode()

@@ -35,7 +35,7 @@ MARKER = "Zebrafinch appointment 0417"  # erased content, looked for everywhere 
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path: Path) -> Path:
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path / "files")}}}
@@ -44,13 +44,13 @@ def storage(settings, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
+def put(local_config, namespace):
     """Retain into the built-in store: ``put("text", subject=SUBJECT, ns=other_namespace)``."""
     provider = provider_for(local_config)
     counter = itertools.count()
 
     def put(content: str, subject: str | None = SUBJECT, ns=None, tier: str = "facts",
-            key: str = "") -> str:  # type: ignore[no-untyped-def]
+            key: str = "") -> str:
         return provider.retain(tier, key, content, "replace", data_subject_id=subject,
                                operation_id=f"put-{next(counter)}",
                                scope=c.Scope.of((ns or namespace).partition_key),
@@ -60,13 +60,13 @@ def put(local_config, namespace):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def actor(users):  # type: ignore[no-untyped-def]
+def actor(users):
     """``actor("carl")`` -> the Actor of that user."""
     return lambda name: Actor.of(users[name])
 
 
 @pytest.fixture
-def carol(users, workspace):  # type: ignore[no-untyped-def]
+def carol(users, workspace):
     """A second compliance user (four eyes)."""
     from django.contrib.auth.models import User
 
@@ -79,7 +79,7 @@ def carol(users, workspace):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def http_config(request: pytest.FixtureRequest, workspace):  # type: ignore[no-untyped-def]
+def http_config(request: pytest.FixtureRequest, workspace):
     return self_over_http(request, workspace, slug="across-http", name="Across HTTP")
 
 
@@ -91,7 +91,7 @@ def legacy() -> Iterator[ProtocolServer]:
 
 
 @pytest.fixture
-def legacy_config(workspace, legacy: ProtocolServer):  # type: ignore[no-untyped-def]
+def legacy_config(workspace, legacy: ProtocolServer):
     from memadmin.providers.http import clear_capabilities_cache
 
     clear_capabilities_cache()

@@ -25,16 +25,14 @@ from memadmin.gdpr.transitions import (
 )
 from memadmin.providers.services import provider_config_update
 from tests.gdpr.conftest import SUBJECT, SYSTEM, run_job
+from tests.gdpr.helpers import receipt_of, refresh
 
 pytestmark = pytest.mark.django_db
 
 
-def refresh(sr: SubjectRequest) -> SubjectRequest:
-    return SubjectRequest.objects.get(pk=sr.pk)
-
 
 @pytest.fixture
-def partial_access(actor, workspace, put, legacy_config):  # type: ignore[no-untyped-def]
+def partial_access(actor, workspace, put, legacy_config):
     """An access request whose second provider was disabled before it ran: ``partial``."""
     put("likes tea")
     sr = subject_request_create(actor=actor("carl"), workspace=workspace, kind="access",
@@ -48,7 +46,7 @@ def partial_access(actor, workspace, put, legacy_config):  # type: ignore[no-unt
     return sr
 
 
-def bundle(sr: SubjectRequest, user) -> tuple[dict, str]:  # type: ignore[no-untyped-def]
+def bundle(sr: SubjectRequest, user) -> tuple[dict, str]:
     handle, _ = access_file_open(sr, user)
     with handle, zipfile.ZipFile(handle) as archive:
         return (json.loads(archive.read("manifest.json")),
@@ -88,7 +86,7 @@ def test_a_step_is_resolved_by_hand_then_the_request_closed_with_exceptions(
     assert SUBJECT not in step.resolution  # the keyed-hash label stands in for the id
     event = AuditEvent.objects.get(action="subject_request.step_resolved")
     assert event.data["was"] == "failed" and SUBJECT not in json.dumps(event.data)
-    receipt_step = refresh(sr).receipt["steps"][1]
+    receipt_step = receipt_of(refresh(sr))["steps"][1]
     assert receipt_step["resolution"]["by"] == "carl"
     assert "sent by post" in receipt_step["resolution"]["justification"]
 
@@ -99,8 +97,8 @@ def test_a_step_is_resolved_by_hand_then_the_request_closed_with_exceptions(
                                           reason="Everything else was sent")
     sr = refresh(sr)
     assert (sr.state, sr.subject_id) == ("completed_with_exceptions", None)
-    assert sr.receipt["state"] == "completed_with_exceptions"
-    assert sr.receipt["decision_reason"] == "Everything else was sent"
+    assert receipt_of(sr)["state"] == "completed_with_exceptions"
+    assert receipt_of(sr)["decision_reason"] == "Everything else was sent"
     manifest, summary = bundle(sr, users["carl"])
     assert manifest["not_included"] == [{"system": "Legacy store",
                                          "why": "handled by hand by our staff"}]
@@ -115,14 +113,14 @@ def test_a_partial_request_can_be_cancelled(partial_access, actor, storage) -> N
     assert [p for p in storage.rglob("*") if p.is_file()]  # the bundle and its parts
     subject_request_cancel(actor=actor("carl"), subject_request=partial_access)
     sr = refresh(partial_access)
-    assert (sr.state, sr.subject_id, sr.receipt["state"]) == ("cancelled", None, "cancelled")
+    assert (sr.state, sr.subject_id, receipt_of(sr)["state"]) == ("cancelled", None, "cancelled")
     # What it had gathered (which quotes the clear id) went with it.
     assert sr.access_file == ""
     assert [p for p in storage.rglob("*") if p.is_file()] == []
 
 
 def test_the_pages_offer_resolution_and_closing_and_they_work(partial_access,
-                                                              client_for) -> None:  # type: ignore[no-untyped-def]
+                                                              client_for) -> None:
     carl = client_for("carl")
     url = reverse("gdpr:detail", args=["acme", partial_access.pk])
     page = carl.get(url).content.decode()
@@ -143,7 +141,7 @@ def test_the_pages_offer_resolution_and_closing_and_they_work(partial_access,
 
 
 def test_the_due_date_is_extended_by_up_to_two_months_with_a_reason(actor, workspace,
-                                                                   client_for) -> None:  # type: ignore[no-untyped-def]
+                                                                   client_for) -> None:
     from memadmin.gdpr.transitions import subject_request_extend
 
     sr = subject_request_create(actor=actor("carl"), workspace=workspace, kind="access",
@@ -168,6 +166,6 @@ def test_the_due_date_is_extended_by_up_to_two_months_with_a_reason(actor, works
         reverse("gdpr:detail", args=["acme", sr.pk])).content.decode()
     assert ">extended<" in carl.get(reverse("gdpr:list", args=["acme"])).content.decode()
     subject_request_cancel(actor=actor("carl"), subject_request=sr)
-    extension = refresh(sr).receipt["extension"]
+    extension = receipt_of(refresh(sr))["extension"]
     assert (extension["months"], extension["by"]) == (2, "carl")
     assert SUBJECT not in json.dumps(refresh(sr).receipt)

@@ -26,7 +26,7 @@ def servers() -> Iterator[list[ProtocolServer]]:
         server.stop()
 
 
-def configs(workspace, servers: list[ProtocolServer], deadline_ms: int = 3000) -> None:  # type: ignore[no-untyped-def]
+def configs(workspace, servers: list[ProtocolServer], deadline_ms: int = 3000) -> None:
     clear_capabilities_cache()
     for n, server in enumerate(servers):
         provider_config_create(actor=SYSTEM, workspace=workspace, slug=f"remote-{n}",
@@ -72,6 +72,6 @@ def test_counting_by_listing_says_more_than_n_at_its_cap(actor, workspace, serve
                                 subject_id=SUBJECT, reason="Letter")
     subject_request_preview(actor=actor("carl"), subject_request=sr)
     step = sr.steps.get(provider_label="Remote 0")
-    assert step.found_more and step.found > 0
+    assert step.found_more and step.found is not None and step.found > 0
     assert step.error.startswith(f"more than {step.found}")
     assert "neither count nor list" not in step.error

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from memadmin.audit.models import AuditEvent
-from memadmin.gdpr.models import SubjectRequest, SubjectRequestItem
+from memadmin.gdpr.models import SubjectRequestItem
 from memadmin.gdpr.transitions import (
     SubjectRequestError,
     approval_digest,
@@ -24,12 +24,10 @@ from memadmin.memory.services import FreezeSubject, memory_freeze_place
 from memadmin.providers import contract as c
 from memadmin.providers.registry import provider_for
 from tests.gdpr.conftest import OTHER_SUBJECT, SUBJECT, run_job
+from tests.gdpr.helpers import receipt_of, refresh
 
 pytestmark = pytest.mark.django_db
 
-
-def refresh(sr: SubjectRequest) -> SubjectRequest:
-    return SubjectRequest.objects.get(pk=sr.pk)
 
 
 def _frozen(item_id: str) -> bool:
@@ -37,7 +35,7 @@ def _frozen(item_id: str) -> bool:
                                  lifted_at__isnull=True).exists()
 
 
-def _edit(local_config, namespace, item_id: str, text: str) -> None:  # type: ignore[no-untyped-def]
+def _edit(local_config, namespace, item_id: str, text: str) -> None:
     provider = provider_for(local_config)
     revision = MemoryItem.objects.get(pk=item_id).revision
     provider.update_item(item_id, text, "replace", expected_revision=revision,
@@ -46,7 +44,7 @@ def _edit(local_config, namespace, item_id: str, text: str) -> None:  # type: ig
 
 
 @pytest.fixture
-def restricted(actor, workspace, namespace, other_namespace, put, carol):  # type: ignore[no-untyped-def]
+def restricted(actor, workspace, namespace, other_namespace, put, carol):
     """carl asked, carol approved, the job ran: the subject's two items are frozen."""
     ids = [put("likes tea"), put("lives in Lyon", ns=other_namespace)]
     stranger = put("another person", subject=OTHER_SUBJECT)
@@ -112,7 +110,7 @@ def test_a_provider_that_cannot_freeze_is_named_and_the_request_stays_partial(
     states = {s.provider_label: s.state for s in sr.steps.all()}
     assert states == {"Built-in": "done", "Legacy store": "unsupported"}
     assert _frozen(ids[0])
-    assert sr.receipt["cannot_freeze"] == ["Legacy store"]
+    assert receipt_of(sr)["cannot_freeze"] == ["Legacy store"]
 
 
 def test_a_later_decision_lifts_only_what_the_restriction_froze(
@@ -133,7 +131,7 @@ def test_a_later_decision_lifts_only_what_the_restriction_froze(
     assert not any(_frozen(i) for i in ids)
     assert set(SubjectRequestItem.objects.filter(request=sr).values_list("state", flat=True)) \
         == {"lifted"}
-    assert sorted(i["item"] for i in lift.receipt["steps"][0]["items"]) == sorted(ids)
+    assert sorted(i["item"] for i in receipt_of(lift)["steps"][0]["items"]) == sorted(ids)
     assert AuditEvent.objects.filter(action="legal_hold.lift").count() == 2
     assert AuditEvent.objects.filter(action="subject_request.lift_requested",
                                      target_id=str(sr.pk)).count() == 1

@@ -16,6 +16,7 @@ from memadmin.gdpr.transitions import (
 )
 from memadmin.jobs.models import Job
 from memadmin.memory.models import MemoryItem
+from tests.gdpr.helpers import refresh
 
 from .conftest import OTHER_SUBJECT, SUBJECT, run_job
 
@@ -27,12 +28,9 @@ def url(req: SubjectRequest, name: str = "detail") -> str:
     return reverse(f"gdpr:{name}", args=["acme", req.pk])
 
 
-def refresh(sr: SubjectRequest) -> SubjectRequest:
-    return SubjectRequest.objects.get(pk=sr.pk)
-
 
 @pytest.fixture
-def rect(actor, workspace, put):  # type: ignore[no-untyped-def]
+def rect(actor, workspace, put):
     item_id = put(CANARY)
     put("Zqstranger text", subject=OTHER_SUBJECT)
     sr = subject_request_create(actor=actor("carl"), workspace=workspace,
@@ -47,7 +45,7 @@ def _form(sr: SubjectRequest, item_id: str, content: str) -> dict[str, str]:
 
 
 class TestEditor:
-    def test_it_shows_the_subjects_items_to_compliance_only(self, client_for, rect) -> None:  # type: ignore[no-untyped-def]
+    def test_it_shows_the_subjects_items_to_compliance_only(self, client_for, rect) -> None:
         sr, _ = rect
         page = client_for("carl").get(url(sr, "items"))
         assert page.status_code == 200
@@ -59,7 +57,7 @@ class TestEditor:
             assert (CANARY in response.content.decode()) is (status == 200), who
 
     def test_a_correction_is_proposed_and_listed_by_hash_on_the_request(
-            self, client_for, rect) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, rect) -> None:
         sr, item_id = rect
         carl = client_for("carl")
         response = carl.post(url(sr, "items"), _form(sr, item_id, "Lives in Lille"))
@@ -76,7 +74,7 @@ class TestEditor:
         {"partition": "ocmem_v1_nope"}, {"content": CANARY},
     ])
     def test_bad_input_is_a_clear_400_that_saves_nothing(self, client_for, rect,
-                                                          change) -> None:  # type: ignore[no-untyped-def]
+                                                          change) -> None:
         sr, item_id = rect
         response = client_for("carl").post(url(sr, "items"),
                                            {**_form(sr, item_id, "Lives in Lille"), **change})
@@ -84,7 +82,7 @@ class TestEditor:
         assert 'id="correction-error"' in response.content.decode()
         assert not SubjectRequestItem.objects.exists()
 
-    def test_an_item_of_another_subject_is_refused(self, client_for, rect) -> None:  # type: ignore[no-untyped-def]
+    def test_an_item_of_another_subject_is_refused(self, client_for, rect) -> None:
         sr, _ = rect
         stranger = MemoryItem.objects.get(data_subject_id=OTHER_SUBJECT)
         response = client_for("carl").post(url(sr, "items"),
@@ -93,7 +91,7 @@ class TestEditor:
         assert "does not belong" in response.content.decode()
 
     def test_other_kinds_have_no_editor_and_it_rejects_other_workspaces(
-            self, client_for, actor, workspace, rect) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, actor, workspace, rect) -> None:
         sr, _ = rect
         access = subject_request_create(actor=actor("carl"), workspace=workspace,
                                         kind="access", subject_id=SUBJECT, reason="Art. 15")
@@ -104,7 +102,7 @@ class TestEditor:
 
 class TestRestrictionPage:
     def test_it_names_the_frozen_items_and_the_providers_that_cannot_freeze(
-            self, client_for, actor, workspace, put, carol, legacy_config) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, actor, workspace, put, carol, legacy_config) -> None:
         item_id = put(CANARY)
         sr = subject_request_create(actor=actor("carl"), workspace=workspace,
                                     kind="restriction", subject_id=SUBJECT, reason="Art. 18")
@@ -117,7 +115,7 @@ class TestRestrictionPage:
         assert CANARY not in page  # ids, revisions and hashes only
 
     def test_lift_restriction_starts_a_lift_waiting_for_another_approver(
-            self, client_for, actor, workspace, put, carol) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, actor, workspace, put, carol) -> None:
         put(CANARY)
         sr = subject_request_create(actor=actor("carl"), workspace=workspace,
                                     kind="restriction", subject_id=SUBJECT, reason="Art. 18")
@@ -140,7 +138,7 @@ class TestRestrictionPage:
 
 class TestPreviewJob:
     def test_preview_runs_as_a_job_and_the_page_shows_its_progress(
-            self, client_for, actor, workspace, put) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, actor, workspace, put) -> None:
         put("likes tea")
         sr = subject_request_create(actor=actor("carl"), workspace=workspace, kind="erasure",
                                     subject_id=SUBJECT, reason="Art. 17")

@@ -29,7 +29,7 @@ SYSTEM = Actor.system("test")
 BASE_DIR = Path(settings.BASE_DIR)
 
 
-def fill(config, namespace, n: int) -> None:  # type: ignore[no-untyped-def]
+def fill(config, namespace, n: int) -> None:
     provider = provider_for(config)
     scope = c.Scope.of(namespace.partition_key)
     for i in range(n):
@@ -37,14 +37,14 @@ def fill(config, namespace, n: int) -> None:  # type: ignore[no-untyped-def]
                         operation_id=f"fill-{i}", scope=scope, deadline=5)
 
 
-def recount(namespace, batch_size: int = 10) -> Job:  # type: ignore[no-untyped-def]
+def recount(namespace, batch_size: int = 10) -> Job:
     return job_create(actor=SYSTEM, kind="namespace_recount",
                       workspace=namespace.resource.workspace,
                       params={"namespace": str(namespace.pk), "batch_size": batch_size})
 
 
 @pytest.fixture
-def failing_kind():  # type: ignore[no-untyped-def]
+def failing_kind():
     calls: list[int] = []
 
     @runner.job_handler("test_fails_once")

@@ -31,7 +31,7 @@ SYSTEM = Actor.system("test")
 
 
 @pytest.fixture
-def carol(users, workspace):  # type: ignore[no-untyped-def]
+def carol(users, workspace):
     """A second compliance user (she approves carl's erasure, so she starts its job)."""
     user = User.objects.create_user("carol", "carol@example.com", "x")
     role_grant(actor=SYSTEM, workspace=workspace, user=user, role="compliance")
@@ -40,7 +40,7 @@ def carol(users, workspace):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def erasure(users, workspace, carol, local_config):  # type: ignore[no-untyped-def]
+def erasure(users, workspace, carol, local_config):
     request = subject_request_create(actor=Actor.of(users["carl"]), workspace=workspace,
                                      kind="erasure", subject_id="jane@example.com",
                                      reason="by letter")

@@ -13,7 +13,7 @@ from memadmin.workspaces.models import Workspace
 pytestmark = pytest.mark.django_db
 
 
-def left_for(seconds: float):  # type: ignore[no-untyped-def]
+def left_for(seconds: float):
     end = time.monotonic() + seconds
     return lambda: end - time.monotonic()
 

@@ -20,14 +20,14 @@ from tests.lib.recorder import Recorder
 
 
 @pytest.fixture
-def recorder():  # type: ignore[no-untyped-def]
+def recorder():
     server = Recorder()
     yield server
     server.stop()
 
 
 @pytest.fixture
-def default_policy(settings):  # type: ignore[no-untyped-def]
+def default_policy(settings):
     settings.MEMADMIN_OUTBOUND_ALLOW = []
 
 
@@ -121,7 +121,7 @@ def test_the_checked_address_is_the_one_connected_to(settings, recorder, monkeyp
     answers = iter(["127.0.0.1", "169.254.169.254"])
     real = socket.getaddrinfo
 
-    def rebinding(host, port, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def rebinding(host, port, *args, **kwargs):
         if host == "rebind.test":
             return real(next(answers), port, *args, **kwargs)
         return real(host, port, *args, **kwargs)

@@ -27,7 +27,7 @@ def test_the_web_child_is_gunicorn_with_threads() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_serves_pages_and_static_files_and_stops_everything_on_one_signal(
-        live_server) -> None:  # type: ignore[no-untyped-def]
+        live_server) -> None:
     # live_server: the test database exists and is migrated; the supervisor's children use it.
     from django.db import connection
 

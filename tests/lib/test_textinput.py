@@ -36,7 +36,7 @@ def test_a_required_field_refuses_blank_or_invisible_text(blank: str) -> None:
 
 
 @pytest.mark.django_db
-def test_a_freeze_reason_of_zero_width_characters_is_refused(client_for, namespace) -> None:  # type: ignore[no-untyped-def]
+def test_a_freeze_reason_of_zero_width_characters_is_refused(client_for, namespace) -> None:
     url = reverse("memory:namespace_freeze", args=["acme", "knowledge", "alice"])
     response = client_for("nora").post(url, {"kind": "freeze", "reason": "\u200b\u200b"})
     assert response.status_code == 302

@@ -9,16 +9,25 @@ from django.urls import reverse
 from memadmin.memory import selectors
 from memadmin.memory.models import MemoryItem
 from memadmin.memory.selectors import CappedCount, capped_count
+from memadmin.memory.store import LocalProvider
 from memadmin.providers import contract as c
+from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for
 
 pytestmark = pytest.mark.django_db
 NS = ["acme", "knowledge", "alice"]
 
 
+def local(config: ProviderConfig) -> LocalProvider:
+    """The built-in provider of ``config`` (``count_capped`` is its own, not the contract's)."""
+    provider = provider_for(config)
+    assert isinstance(provider, LocalProvider)
+    return provider
+
+
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
-    provider = provider_for(local_config)
+def put(local_config, namespace):
+    provider = local(local_config)
     counter = iter(range(10_000))
 
     def put(content: str) -> str:
@@ -78,7 +87,7 @@ class TestTheStore:
         for n in range(6):
             put(f"walrus note {n}")
         put("nothing to see")
-        provider = provider_for(local_config)
+        provider = local(local_config)
         scope = c.Scope.of(namespace.partition_key)
 
         few = provider.count_capped(c.ItemFilters(q="walrus"), cap=10, scope=scope, deadline=30)
@@ -92,7 +101,7 @@ class TestTheStore:
                                                      namespace) -> None:
         for n in range(5):
             put(f"note {n}")
-        provider = provider_for(local_config)
+        provider = local(local_config)
 
         assert provider.count_capped(c.ItemFilters(), cap=2,
                                      scope=c.Scope.of(namespace.partition_key),
@@ -101,7 +110,7 @@ class TestTheStore:
     @pytest.mark.parametrize("cap", [0, -1, 1_000_001, True, "10"])
     def test_a_bad_cap_is_refused(self, local_config, namespace, cap) -> None:
         with pytest.raises(c.InvalidRequest):
-            provider_for(local_config).count_capped(
+            local(local_config).count_capped(
                 c.ItemFilters(q="x"), cap=cap, scope=c.Scope.of(namespace.partition_key),
                 deadline=30)
 
@@ -130,7 +139,7 @@ class TestItemList:
                                                         monkeypatch) -> None:
         put("walrus")
 
-        def fails(*args, **kwargs):  # type: ignore[no-untyped-def]
+        def fails(*args, **kwargs):
             raise c.Unavailable("down")
 
         monkeypatch.setattr(selectors, "item_count", fails)

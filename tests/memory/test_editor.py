@@ -15,7 +15,7 @@ NS = ["acme", "knowledge", "alice"]
 
 
 @pytest.fixture
-def item(local_config, namespace):  # type: ignore[no-untyped-def]
+def item(local_config, namespace):
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)
     item_id = provider.retain("peers", "bob", "line one\nline two\nline three", "replace",
@@ -23,13 +23,13 @@ def item(local_config, namespace):  # type: ignore[no-untyped-def]
     return item_id
 
 
-def their_save(local_config, namespace, item_id, content, revision=1):  # type: ignore[no-untyped-def]
+def their_save(local_config, namespace, item_id, content, revision=1):
     provider_for(local_config).update_item(
         item_id, content, "replace", expected_revision=revision, operation_id=f"them-{revision}",
         actor="user:olga", scope=c.Scope.of(namespace.partition_key), deadline=5)
 
 
-def edit(client, item_id, content, revision="1", htmx=False):  # type: ignore[no-untyped-def]
+def edit(client, item_id, content, revision="1", htmx=False):
     return client.post(reverse("memory:item_edit", args=[*NS, item_id]),
                        {"content": content, "mode": "replace", "expected_revision": revision},
                        headers={"HX-Request": "true"} if htmx else {})
@@ -37,7 +37,7 @@ def edit(client, item_id, content, revision="1", htmx=False):  # type: ignore[no
 
 class TestConflict:
     def test_the_header_names_who_saved_the_other_revision_and_when(
-            self, client_for, item, local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, item, local_config, namespace) -> None:
         their_save(local_config, namespace, item, "line one\nTHEIR line\nline three")
         response = edit(client_for("nora"), item, "line one\nline two\nmy line")
         assert response.status_code == 409
@@ -45,7 +45,7 @@ class TestConflict:
         assert head.startswith("Revision 2 by user:olga at ")
 
     def test_the_merge_view_marks_their_lines_and_counts_yours(
-            self, client_for, item, local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, item, local_config, namespace) -> None:
         their_save(local_config, namespace, item,
                    "line one\n<b>THEIR</b> line\nline three\nappended by them")
         response = edit(client_for("nora"), item, "line one\nline two\nline three")
@@ -60,7 +60,7 @@ class TestConflict:
         assert "1 line of yours is not in theirs" in page
 
     def test_htmx_refreshes_the_revision_table_out_of_band(
-            self, client_for, item, local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, item, local_config, namespace) -> None:
         their_save(local_config, namespace, item, "theirs")
         response = edit(client_for("nora"), item, "mine", htmx=True)
         page = response.content.decode()
@@ -73,7 +73,7 @@ class TestConflict:
 
 class TestDiff:
     def test_by_default_it_compares_the_newest_revision_with_its_predecessor(
-            self, client_for, item, local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, item, local_config, namespace) -> None:
         their_save(local_config, namespace, item, "line one\nline 2\nline three")
         their_save(local_config, namespace, item, "line one\nline 2\nline 3", revision=2)
         nora = client_for("nora")
@@ -85,7 +85,7 @@ class TestDiff:
             ("removed", "line two"), ("added", "line 2")]
 
     def test_the_diff_has_one_line_per_line(self, client_for, item, local_config,
-                                            namespace) -> None:  # type: ignore[no-untyped-def]
+                                            namespace) -> None:
         their_save(local_config, namespace, item, "line one\nline 2\nline three")
         page = client_for("nora").get(reverse("memory:item", args=[*NS, item]),
                                       {"a": "1", "b": "2"}).content.decode()
@@ -95,7 +95,7 @@ class TestDiff:
 
 class TestFrozen:
     def test_a_frozen_item_offers_no_edit_and_says_who_when_and_why(self, client_for,
-                                                                    item) -> None:  # type: ignore[no-untyped-def]
+                                                                    item) -> None:
         nora = client_for("nora")
         nora.post(reverse("memory:item_freeze", args=[*NS, item]),
                   {"kind": "freeze", "reason": "pending the audit"})
@@ -104,7 +104,7 @@ class TestFrozen:
         sentence = page.split('id="frozen-no-edit">')[1].split("</p>")[0]
         assert "nora froze it on " in sentence and " UTC, because: “pending the audit”." in sentence
 
-    def test_a_save_refused_by_a_freeze_says_so_in_words(self, client_for, item) -> None:  # type: ignore[no-untyped-def]
+    def test_a_save_refused_by_a_freeze_says_so_in_words(self, client_for, item) -> None:
         nora = client_for("nora")
         nora.post(reverse("memory:namespace_freeze", args=NS),
                   {"kind": "freeze", "reason": "quarterly audit"})

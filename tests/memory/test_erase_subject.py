@@ -21,19 +21,19 @@ SUBJECT = "jane@example.com"
 
 
 @pytest.fixture
-def small_batches(monkeypatch):  # type: ignore[no-untyped-def]
+def small_batches(monkeypatch):
     monkeypatch.setattr(store, "ERASE_BATCH", 2)
 
 
 @pytest.fixture
-def world(local_config, namespace, other_namespace):  # type: ignore[no-untyped-def]
+def world(local_config, namespace, other_namespace):
     """Jane's items in two namespaces (some edited, one quarantined, one under an item hold,
     the second namespace frozen), and someone else's items beside them."""
     provider = provider_for(local_config)
     ops = iter(range(10_000))
     ids: dict[str, str] = {}
 
-    def put(name: str, content: str, ns, subject: str | None = SUBJECT) -> str:  # type: ignore[no-untyped-def]
+    def put(name: str, content: str, ns, subject: str | None = SUBJECT) -> str:
         ids[name] = provider.retain("facts", name, content, "replace",
                                     data_subject_id=subject, operation_id=f"w-{next(ops)}",
                                     scope=c.Scope.of(ns.partition_key), deadline=30).id
@@ -62,14 +62,14 @@ def world(local_config, namespace, other_namespace):  # type: ignore[no-untyped-
             "namespaces": [namespace, other_namespace]}
 
 
-def counters_match_a_recount(namespaces) -> None:  # type: ignore[no-untyped-def]
+def counters_match_a_recount(namespaces) -> None:
     for ns in namespaces:
         totals = MemoryItem.objects.filter(namespace=ns).aggregate(n=Count("id"), b=Sum("bytes"))
         counter = NamespaceCounter.objects.get(namespace=ns)
         assert (counter.items, counter.bytes) == (totals["n"], totals["b"] or 0), ns.slug
 
 
-def forget(world, op: str = "erase-1", **kwargs):  # type: ignore[no-untyped-def]
+def forget(world, op: str = "erase-1", **kwargs):
     return world["provider"].forget(data_subject_id=SUBJECT, operation_id=op,
                                     scope=world["scope"], deadline=30, **kwargs)
 
@@ -147,7 +147,7 @@ class TestCutShort:
         real = store.LocalProvider._remember_progress
         calls = {"n": 0}
 
-        def dies_in_the_third_batch(self, scope, op_hash, req_hash, response):  # type: ignore[no-untyped-def]
+        def dies_in_the_third_batch(self, scope, op_hash, req_hash, response):
             calls["n"] += 1
             if calls["n"] == 3:
                 raise RuntimeError("worker killed")

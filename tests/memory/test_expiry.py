@@ -23,7 +23,7 @@ SYSTEM = Actor.system("test")
 SOON = dt.datetime(2030, 1, 2, 3, 4, tzinfo=dt.UTC)
 
 
-def test_the_editor_sets_and_clears_the_expiry(client_for, local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+def test_the_editor_sets_and_clears_the_expiry(client_for, local_config, namespace) -> None:
     scope = c.Scope.of(namespace.partition_key)
     item_id = provider_for(local_config).retain("peers", "bob", "text", "replace",
                                                 operation_id="e1", scope=scope, deadline=5).id
@@ -42,7 +42,7 @@ def test_the_editor_sets_and_clears_the_expiry(client_for, local_config, namespa
 
 
 def test_the_duty_deletes_expired_items_keeps_frozen_ones_and_audits(
-        local_config, namespace, resource) -> None:  # type: ignore[no-untyped-def]
+        local_config, namespace, resource) -> None:
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)
     past = timezone.now() - dt.timedelta(minutes=1)

@@ -24,14 +24,14 @@ READERS = ("vic", "olga", "carl")  # they read content but own nothing
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path):
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path / "files")}}}
 
 
 @pytest.fixture
-def fact(local_config, namespace, other_namespace):  # type: ignore[no-untyped-def]
+def fact(local_config, namespace, other_namespace):
     for n, ns in enumerate((namespace, other_namespace)):
         provider_for(local_config).retain(
             "facts", "", f"jane.doe{n}@example.com", "replace", operation_id=f"f{n}",
@@ -81,7 +81,7 @@ def test_an_owner_of_one_namespace_exports_only_it(client_for, fact, namespace) 
     assert Job.objects.get().params["namespaces"] == [str(namespace.pk)]
 
 
-def _exported_by(client_for, who: str) -> Job:  # type: ignore[no-untyped-def]
+def _exported_by(client_for, who: str) -> Job:
     assert client_for(who).post(urls()["namespace"], {"format": "jsonl"}).status_code == 302
     job = Job.objects.get()
     assert runner.run_job(str(job.pk)) == "succeeded"

@@ -42,7 +42,7 @@ def store() -> Iterator[FakeProvider]:
 
 
 @pytest.fixture
-def remote(workspace, users, store):  # type: ignore[no-untyped-def]
+def remote(workspace, users, store):
     """acme/vendor-kb/team on an ``http`` provider that talks to the fake store."""
     config = provider_config_create(actor=SYSTEM, workspace=workspace, slug="vendor",
                                     name="Vendor store", kind="http", url=store.url,
@@ -81,7 +81,7 @@ def assert_error_page(response: Any, status: int, says: str) -> None:
     assert URL in page and "Start the export" in page
 
 
-def test_a_provider_that_hangs_is_a_504_page_within_the_deadline(client_for, remote,  # type: ignore[no-untyped-def]
+def test_a_provider_that_hangs_is_a_504_page_within_the_deadline(client_for, remote,
                                                                  store) -> None:
     store.hang()
 
@@ -102,7 +102,7 @@ def test_a_provider_that_hangs_is_a_504_page_within_the_deadline(client_for, rem
     (lambda s: s.refuse(), 502, ""),
     (lambda s: s.status(400), 400, "fake failure"),
 ], ids=["503", "500", "not-json", "refused", "400-invalid-request"])
-def test_a_provider_error_at_the_start_is_a_clear_error_page(client_for, remote, store,  # type: ignore[no-untyped-def]
+def test_a_provider_error_at_the_start_is_a_clear_error_page(client_for, remote, store,
                                                              fail, status: int,
                                                              says: str) -> None:
     fail(store)
@@ -116,7 +116,7 @@ def test_a_provider_error_at_the_start_is_a_clear_error_page(client_for, remote,
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_a_healthy_remote_streams_every_page_and_is_audited_once(client_for, remote,  # type: ignore[no-untyped-def]
+def test_a_healthy_remote_streams_every_page_and_is_audited_once(client_for, remote,
                                                                  store) -> None:
     pages = {None: ([item("first"), item("flagged", "pending")], "page-2"),
              "page-2": ([item("second")], None)}
@@ -143,7 +143,7 @@ def test_a_healthy_remote_streams_every_page_and_is_audited_once(client_for, rem
     assert exports() == 1
 
 
-def test_an_empty_export_is_still_an_audited_200(client_for, remote, store) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_export_is_still_an_audited_200(client_for, remote, store) -> None:
     store.scripted(lambda body: (200, {"items": [], "nextCursor": None}))
 
     response = client_for("alice").get(URL)
@@ -153,7 +153,7 @@ def test_an_empty_export_is_still_an_audited_200(client_for, remote, store) -> N
     assert exports() == 1
 
 
-def test_an_error_after_the_first_page_ends_the_file_with_an_error_line_and_breaks_it(  # type: ignore[no-untyped-def]
+def test_an_error_after_the_first_page_ends_the_file_with_an_error_line_and_breaks_it(
         client_for, remote, store) -> None:
     # Once the download has started its status cannot change: the stream must fail (the
     # server drops the connection, the client sees an incomplete transfer), never end as if

@@ -30,28 +30,28 @@ ODD = ('quote " backslash \\ tab \t newline \n return \r line sep \u2028 para \u
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path):
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path / "files")}}}
 
 
 @pytest.fixture
-def small_batches(monkeypatch):  # type: ignore[no-untyped-def]
+def small_batches(monkeypatch):
     """Batches of 3 rows fetched 2 at a time, so a few items cross every boundary."""
     monkeypatch.setattr(store, "EXPORT_BATCH", 3)
     monkeypatch.setattr(store, "EXPORT_FETCH", 2)
 
 
 @pytest.fixture
-def stored(local_config, namespace, other_namespace):  # type: ignore[no-untyped-def]
+def stored(local_config, namespace, other_namespace):
     """Items of every shape in two namespaces; returns the ids by name."""
     provider = provider_for(local_config)
     scope = c.Scope.of(namespace.partition_key)
     ids: dict[str, str] = {}
 
     def put(name: str, content: str, tier: str = "facts", key: str = "",
-            subject: str | None = None, ns=None) -> None:  # type: ignore[no-untyped-def]
+            subject: str | None = None, ns=None) -> None:
         target = c.Scope.of((ns or namespace).partition_key)
         ids[name] = provider.retain(tier, key or (name if tier == "facts" else key), content,
                                     "replace", data_subject_id=subject,
@@ -93,7 +93,7 @@ def stored(local_config, namespace, other_namespace):  # type: ignore[no-untyped
     return ids
 
 
-def todays_bytes(local_config, namespaces) -> bytes:  # type: ignore[no-untyped-def]
+def todays_bytes(local_config, namespaces) -> bytes:
     """What the export wrote before the store wrote its own lines: list pages of 500 through
     the contract, pending items skipped, ``json.dumps`` per item."""
     provider = provider_for(local_config)
@@ -109,7 +109,7 @@ def todays_bytes(local_config, namespaces) -> bytes:  # type: ignore[no-untyped-
         cursor = page.next_cursor
 
 
-def export_job(namespaces) -> Job:  # type: ignore[no-untyped-def]
+def export_job(namespaces) -> Job:
     workspace = namespaces[0].resource.workspace
     return exports.memory_export_start(
         actor=SYSTEM, workspace=workspace,
@@ -179,6 +179,7 @@ def test_export_yields_the_items_the_list_pages_show(local_config, namespace, ot
 @pytest.mark.usefixtures("small_batches")
 def test_filters_apply_to_the_lines(local_config, namespace, other_namespace, stored) -> None:
     provider = provider_for(local_config)
+    assert isinstance(provider, store.LocalProvider)
     scope = c.Scope((namespace.partition_key, other_namespace.partition_key))
     for filters in (c.ItemFilters(q="fact"), c.ItemFilters(subject="jane@example.com"),
                     c.ItemFilters(tier="facts"), c.ItemFilters(frozen=True)):
@@ -226,7 +227,7 @@ def test_progress_is_committed_while_a_part_is_written(local_config, namespace,
     depths = []
     real = runner.JobContext.save_progress
 
-    def save_progress(self, **kwargs):  # type: ignore[no-untyped-def]
+    def save_progress(self, **kwargs):
         depths.append(len(connection.savepoint_ids))
         return real(self, **kwargs)
 

@@ -17,7 +17,7 @@ import pytest
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "export_memory.py"
 
 
-def _measure():  # type: ignore[no-untyped-def]
+def _measure():
     spec = importlib.util.spec_from_file_location("export_memory", BENCHMARK)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -21,7 +21,7 @@ NS = ["acme", "knowledge", "alice"]
 
 
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
+def put(local_config, namespace):
     provider = provider_for(local_config)
     counter = iter(range(10_000))
 
@@ -37,13 +37,13 @@ def items_url(**params: str) -> str:
     return reverse("memory:items", args=NS) + ("?" + urlencode(params) if params else "")
 
 
-def shown(response) -> list[str]:  # type: ignore[no-untyped-def]
+def shown(response) -> list[str]:
     return [item.key or item.content for item, _ in response.context["rows"]]
 
 
 class TestOrders:
     def test_it_sorts_by_key_across_pages_without_losing_or_repeating_an_item(
-            self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, put) -> None:
         keys = [f"peer-{n:03d}" for n in range(70)]
         for key in reversed(keys):
             put(f"about {key}", tier="peers", key=key)
@@ -55,13 +55,13 @@ class TestOrders:
         assert shown(second) == keys[50:]
         assert second.context["page"].next_cursor is None
 
-    def test_it_sorts_by_size_largest_first(self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+    def test_it_sorts_by_size_largest_first(self, client_for, put) -> None:
         for n in (5, 300, 40):
             put("x" * n)
         page = client_for("nora").get(items_url(order="size"))
         assert [item.bytes for item, _ in page.context["rows"]] == [300, 40, 5]
 
-    def test_a_cursor_of_another_order_is_a_clear_400(self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+    def test_a_cursor_of_another_order_is_a_clear_400(self, client_for, put) -> None:
         for n in range(51):
             put(f"fact {n}")
         nora = client_for("nora")
@@ -69,7 +69,7 @@ class TestOrders:
         assert nora.get(items_url(order="key", cursor=cursor)).status_code == 400
         assert nora.get(items_url(order="sideways")).status_code == 400
 
-    def test_each_order_and_the_key_prefix_are_answered_by_an_index(self, namespace) -> None:  # type: ignore[no-untyped-def]
+    def test_each_order_and_the_key_prefix_are_answered_by_an_index(self, namespace) -> None:
         # The planner picks a sequential scan on a small table; with it switched off, a plan
         # that still scans the table would mean no index can answer the query.
         from memadmin.memory.store import LocalProvider
@@ -99,7 +99,7 @@ class TestOrders:
 
 
 class TestKeyPrefix:
-    def test_the_key_filter_matches_by_prefix_and_says_so(self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+    def test_the_key_filter_matches_by_prefix_and_says_so(self, client_for, put) -> None:
         put("may 1", tier="daily", key="2026-05-01")
         put("may 2", tier="daily", key="2026-05-02")
         put("june", tier="daily", key="2026-06-01")
@@ -109,7 +109,7 @@ class TestKeyPrefix:
         assert "Key starts with" in html and "the whole key finds one item" in html
 
     @pytest.mark.parametrize("prefix", ["%", "_", "\\", "peer_"])
-    def test_like_wildcards_are_plain_characters(self, client_for, put, prefix) -> None:  # type: ignore[no-untyped-def]
+    def test_like_wildcards_are_plain_characters(self, client_for, put, prefix) -> None:
         put("a", tier="peers", key="peerx")
         put("b", tier="peers", key="peer_1")
         page = client_for("nora").get(items_url(key=prefix))
@@ -118,7 +118,7 @@ class TestKeyPrefix:
 
 class TestTotalAndHighlight:
     def test_the_total_counts_the_filter_and_caps_large_numbers(self, client_for, put,
-                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+                                                               monkeypatch) -> None:
         for n in range(6):
             put(f"billing fact {n}")
         put("hosting fact")
@@ -130,7 +130,7 @@ class TestTotalAndHighlight:
         monkeypatch.setattr(selectors, "_planner_rows", lambda qs: None)
         assert "<strong>5+</strong>" in nora.get(items_url(q="billing")).content.decode()
 
-    def test_the_match_is_marked_and_the_content_stays_escaped(self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+    def test_the_match_is_marked_and_the_content_stays_escaped(self, client_for, put) -> None:
         put("<b>hostile</b> notes about invoices & <mark>fake</mark> billing")
         html = client_for("nora").get(items_url(q="invoice")).content.decode()
         assert "<mark>invoices</mark>" in html
@@ -145,7 +145,7 @@ class TestTotalAndHighlight:
 
 
 class TestSelection:
-    def test_delete_selected_with_nothing_selected_keeps_the_filters(self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+    def test_delete_selected_with_nothing_selected_keeps_the_filters(self, client_for, put) -> None:
         put("a fact")
         response = client_for("nora").post(reverse("memory:items_delete", args=NS),
                                            {"tier": "facts", "q": "fact", "key": ""})
@@ -153,18 +153,18 @@ class TestSelection:
         path, query = response["Location"].split("?")
         assert path == items_url() and parse_qs(query) == {"q": ["fact"], "tier": ["facts"]}
 
-    def test_an_empty_namespace_shows_no_delete_buttons(self, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_an_empty_namespace_shows_no_delete_buttons(self, client_for) -> None:
         html = client_for("nora").get(items_url()).content.decode()
         assert "holds no items yet" in html
         assert "Delete selected" not in html and "matching" not in html.split("<table")[1]
 
-    def test_viewers_get_no_selection(self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+    def test_viewers_get_no_selection(self, client_for, put) -> None:
         put("a fact")
         html = client_for("vic").get(items_url()).content.decode()
         assert "data-select-item" not in html and "Delete selected" not in html
 
     def test_all_matching_posts_the_filters_and_the_unticked_items_are_kept(
-            self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, put) -> None:
         ids = [put(f"billing {n}") for n in range(4)]
         put("hosting")
         confirm = client_for("nora").post(reverse("memory:items_delete", args=NS), {
@@ -177,7 +177,7 @@ class TestSelection:
         assert MemoryItem.objects.count() == 5  # nothing deleted before the confirmation
 
     def test_the_confirmed_all_matching_delete_runs_as_a_job_and_keeps_what_was_kept(
-            self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, put) -> None:
         ids = [put(f"billing {n}") for n in range(4)]
         put("hosting")
         nora = client_for("nora")

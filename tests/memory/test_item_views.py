@@ -18,12 +18,12 @@ NS = ["acme", "knowledge", "alice"]
 
 
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
+def put(local_config, namespace):
     provider = provider_for(local_config)
     counter = iter(range(10_000))
 
     def put(content: str, tier: str = "facts", key: str = "", subject: str | None = None,
-            scope=None) -> str:  # type: ignore[no-untyped-def]
+            scope=None) -> str:
         return provider.retain(tier, key, content, "replace", data_subject_id=subject,
                                operation_id=f"put-{next(counter)}",
                                scope=scope or c.Scope.of(namespace.partition_key),
@@ -48,7 +48,7 @@ class TestBrowse:
         assert "hosting choice" in filtered and "billing" not in filtered
 
     def test_a_subject_filter_is_posted_and_travels_in_links_only_as_an_opaque_token(
-            self, client_for, put) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, put) -> None:
         for n in range(51):  # more than a page: the "Load more" link carries the filter
             put(f"fact {n} of jane", subject="jane.doe@example.com")
         put("another fact about billing")

@@ -26,7 +26,7 @@ READERS = ("vic", "olga", "carl", "ada", "alice", "nora", "root")
 
 
 @pytest.fixture
-def item(local_config, namespace, users) -> str:  # type: ignore[no-untyped-def]
+def item(local_config, namespace, users) -> str:
     """Revision 1 clean; revision 2 (the owner's edit) quarantined."""
     item_id = provider_for(local_config).retain(
         "facts", "", CLEAN, "replace", operation_id="r1",
@@ -43,7 +43,7 @@ def item_url(item_id: str, **query: str) -> str:
     return reverse("memory:item", args=[*NS, item_id]) + ("?" + urlencode(query) if query else "")
 
 
-def moved_on(item_id: str, namespace, local_config) -> None:  # type: ignore[no-untyped-def]
+def moved_on(item_id: str, namespace, local_config) -> None:
     """A later clean write (an agent's) replaces the quarantined version: revision 3."""
     provider_for(local_config).update_item(
         item_id, CLEAN + " Updated.", "replace", expected_revision=2, operation_id="r3",

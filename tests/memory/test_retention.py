@@ -38,7 +38,7 @@ NOW = timezone.now()
 
 
 @pytest.fixture(autouse=True)
-def storage_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage_dir(settings, tmp_path):
     """Archive files go to a per-test directory."""
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -47,7 +47,7 @@ def storage_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
 
 
 def put(config, namespace, key: str, *, updated_days: int, created_days: int | None = None,
-        tier: str = "facts") -> str:  # type: ignore[no-untyped-def]
+        tier: str = "facts") -> str:
     """An item last updated ``updated_days`` ago (created ``created_days`` ago)."""
     result = provider_for(config).retain(
         tier, key, f"content of {key}", "replace", operation_id=f"seed-{namespace.slug}-{key}",
@@ -59,13 +59,13 @@ def put(config, namespace, key: str, *, updated_days: int, created_days: int | N
     return result.id
 
 
-def events(workspace, action: str) -> list[AuditEvent]:  # type: ignore[no-untyped-def]
+def events(workspace, action: str) -> list[AuditEvent]:
     return list(AuditEvent.objects.filter(workspace_id=workspace.pk, action=action)
                 .order_by("seq"))
 
 
 @pytest.fixture
-def aged(local_config, namespace, other_namespace):  # type: ignore[no-untyped-def]
+def aged(local_config, namespace, other_namespace):
     """alice: two idle items (40 and 100 days), one fresh; bob: one idle item, one fresh."""
     return {
         "old": put(local_config, namespace, "old", updated_days=40),

@@ -20,7 +20,7 @@ SET = {"act": "set", "tier": "", "action": "delete", "rule": "idle", "days": "30
 
 
 @pytest.fixture(autouse=True)
-def storage_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage_dir(settings, tmp_path):
     """Archive files go to a per-test directory."""
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -29,7 +29,7 @@ def storage_dir(settings, tmp_path):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def idle(local_config, namespace) -> list[str]:  # type: ignore[no-untyped-def]
+def idle(local_config, namespace) -> list[str]:
     ids = []
     for key, days in (("a", 40), ("b", 50), ("c", 1)):
         result = provider_for(local_config).retain(
@@ -41,7 +41,7 @@ def idle(local_config, namespace) -> list[str]:  # type: ignore[no-untyped-def]
     return ids
 
 
-def ns_url(name: str, namespace) -> str:  # type: ignore[no-untyped-def]
+def ns_url(name: str, namespace) -> str:
     return reverse(name, args=["acme", "knowledge", namespace.slug])
 
 
@@ -120,7 +120,7 @@ def test_remove_and_run_need_an_existing_policy(client_for, namespace) -> None:
 
 
 def test_owners_follow_a_scheduled_run_and_fetch_its_archive(client_for, namespace, idle,
-                                                             storage_dir) -> None:  # type: ignore[no-untyped-def]
+                                                             storage_dir) -> None:
     from memadmin.memory.retention import retention_sweep
 
     client_for("nora").post(ns_url("memory:retention_namespace", namespace),

@@ -30,14 +30,14 @@ ALICE = Actor.system("alice")
 
 
 @pytest.fixture
-def item_id(local_config, namespace) -> str:  # type: ignore[no-untyped-def]
+def item_id(local_config, namespace) -> str:
     result = provider_for(local_config).retain(
         "facts", "hosting", "We use the free tier.", "replace", operation_id="seed-1",
         actor="agent:mat_abc", scope=c.Scope.of(namespace.partition_key), deadline=5)
     return result.id
 
 
-def last_event(workspace) -> AuditEvent:  # type: ignore[no-untyped-def]
+def last_event(workspace) -> AuditEvent:
     return AuditEvent.objects.filter(workspace_id=workspace.pk).latest("seq")
 
 

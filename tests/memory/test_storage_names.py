@@ -23,13 +23,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path):
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path / "files")}}}
 
 
-def _token(name: str, namespace, user) -> str:  # type: ignore[no-untyped-def]
+def _token(name: str, namespace, user) -> str:
     return signing.dumps({"file": name, "ns": str(namespace.pk), "user": user.pk, "total": 1},
                          salt=imports.TOKEN_SALT)
 

@@ -20,7 +20,7 @@ NS = ["acme", "knowledge", "alice"]
 
 @pytest.mark.django_db(transaction=True)
 def test_the_reveal_gives_the_endpoint_and_a_curl_command_that_works(
-        live_server, users, namespace, local_config) -> None:  # type: ignore[no-untyped-def]
+        live_server, users, namespace, local_config) -> None:
     provider_for(local_config).retain("peers", "bob", "hello from bob's notes", "replace",
                                       operation_id="tr-1",
                                       scope=c.Scope.of(namespace.partition_key), deadline=5)
@@ -43,7 +43,7 @@ def test_the_reveal_gives_the_endpoint_and_a_curl_command_that_works(
 
 
 @pytest.mark.django_db
-def test_an_empty_recall_says_why(client_for, namespace, local_config) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_recall_says_why(client_for, namespace, local_config) -> None:
     nora = client_for("nora")
     url = reverse("memory:recall", args=NS)
     empty = nora.get(url, {"text": "anything"}).content.decode()

@@ -11,7 +11,7 @@ from memadmin.memory.models import AgentToken
 pytestmark = pytest.mark.django_db
 
 
-def mint(client, namespaces, access="read-write"):  # type: ignore[no-untyped-def]
+def mint(client, namespaces, access="read-write"):
     return client.post(reverse("memory:token_mint", args=["acme"]), {
         "name": "support bot", "access": access, "namespaces": [str(n.pk) for n in namespaces]})
 

@@ -34,7 +34,7 @@ SYSTEM = Actor.system("test")
 
 
 @pytest.fixture(autouse=True)
-def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path):
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path / "files")}}}
@@ -42,12 +42,12 @@ def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
+def put(local_config, namespace):
     provider = provider_for(local_config)
     counter = iter(range(100_000))
 
     def put(content: str, tier: str = "facts", key: str = "", subject: str | None = None,
-            ns=None) -> str:  # type: ignore[no-untyped-def]
+            ns=None) -> str:
         return provider.retain(tier, key, content, "replace", data_subject_id=subject,
                                operation_id=f"put-{next(counter)}",
                                scope=c.Scope.of((ns or namespace).partition_key),
@@ -72,7 +72,7 @@ def lose_lease_once(monkeypatch: pytest.MonkeyPatch, after_calls: int) -> None:
     real = runner.JobContext.save_progress
     calls = {"n": 0}
 
-    def save_progress(self, **kwargs):  # type: ignore[no-untyped-def]
+    def save_progress(self, **kwargs):
         calls["n"] += 1
         if calls["n"] == after_calls:
             raise runner.LeaseLost(str(self.job.pk))
@@ -269,7 +269,7 @@ def jsonl(*rows: dict[str, Any]) -> bytes:
     return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
 
 
-def upload(client, body: bytes, namespace, name: str = "export.jsonl"):  # type: ignore[no-untyped-def]
+def upload(client, body: bytes, namespace, name: str = "export.jsonl"):
     handle = io.BytesIO(body)
     handle.name = name
     return client.post(IMPORT_URL, {"namespace": str(namespace.pk), "file": handle})

@@ -22,7 +22,7 @@ PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAcanarycanary\n"
        "-----END RSA PRIVATE KEY-----")
 
 
-def set_policy(resource, **policy):  # type: ignore[no-untyped-def]
+def set_policy(resource, **policy):
     return resource_update(actor=SYSTEM_ACTOR, resource=resource, **policy)
 
 
@@ -32,12 +32,13 @@ def everything_stored() -> str:
                        list(MemoryRevision.objects.values_list("content", flat=True))])
 
 
-def test_it_records_labels_and_keeps_the_content(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_it_records_labels_and_keeps_the_content(api, tool_resource) -> None:
     stored = api.remember(f"Reach Ana at {CANARY_EMAIL} or +44 20 7946 0958.")
     item = MemoryItem.objects.get(pk=stored["id"])
     assert item.content == f"Reach Ana at {CANARY_EMAIL} or +44 20 7946 0958."
     assert item.pii_types == ["email", "phone"]
-    assert [item.content[s:e] for s, e, _ in item.pii_spans] == [CANARY_EMAIL, "+44 20 7946 0958"]
+    assert [item.content[s:e] for s, e, _ in item.pii_spans or []] == [
+        CANARY_EMAIL, "+44 20 7946 0958"]
     workspace_id = tool_resource.workspace_id
     assert sorted(item.pii_keys) == sorted([match_key(workspace_id, "email", CANARY_EMAIL),
                                             match_key(workspace_id, "phone", "+442079460958")])
@@ -46,22 +47,23 @@ def test_it_records_labels_and_keeps_the_content(api, tool_resource) -> None:  #
     assert CANARY_EMAIL in api.agent("recall", input={"text": "Ana"})["text"]
 
 
-def test_a_rewrite_replaces_the_labels(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_a_rewrite_replaces_the_labels(api, tool_resource) -> None:
     first = api.retain(f"Ana: {CANARY_EMAIL}", tier="peers", key="ana")
     api.retain("Ana moved; no contact details yet.", tier="peers", key="ana")
     item = MemoryItem.objects.get(pk=first["id"])
     assert (item.pii_types, item.pii_spans, item.pii_keys) == ([], [], [])
 
 
-def test_an_append_labels_the_whole_content(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_an_append_labels_the_whole_content(api, tool_resource) -> None:
     first = api.retain(f"Ana: {CANARY_EMAIL}", tier="peers", key="ana")
     api.retain(f"Card: {CANARY_CARD}", tier="peers", key="ana", mode="append")
     item = MemoryItem.objects.get(pk=first["id"])
     assert item.pii_types == ["card", "email"]
-    assert sorted(item.content[s:e] for s, e, _ in item.pii_spans) == [CANARY_CARD, CANARY_EMAIL]
+    assert sorted(item.content[s:e] for s, e, _ in item.pii_spans or []) == [
+        CANARY_CARD, CANARY_EMAIL]
 
 
-def test_the_list_filter_selects_by_type(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_the_list_filter_selects_by_type(api, tool_resource) -> None:
     with_card = api.retain(f"Paid with {CANARY_CARD}.", tier="peers", key="paid")
     api.retain(f"Mail {CANARY_EMAIL}.", tier="peers", key="mail")
     page = api.admin("list", filters={"pii": "card"})
@@ -72,7 +74,7 @@ def test_the_list_filter_selects_by_type(api, tool_resource) -> None:  # type: i
     assert "unknown" in error["message"] or "pii" in error["message"]
 
 
-def test_refuse_answers_invalid_request_naming_the_type_never_the_value(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_refuse_answers_invalid_request_naming_the_type_never_the_value(api, tool_resource) -> None:
     set_policy(tool_resource, pii_policy="refuse")
     with api.unchanged(audit=False):
         error = api.agent("tool", 400, "invalid_request", tool="remember",
@@ -84,13 +86,14 @@ def test_refuse_answers_invalid_request_naming_the_type_never_the_value(api, too
     assert api.remember("Ana likes tea.")["status"] == "stored"
 
 
-def test_secrets_are_redacted_by_default_never_stored_in_clear(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_secrets_are_redacted_by_default_never_stored_in_clear(api, tool_resource) -> None:
     stored = api.remember(f"Deploy with {AWS_KEY} then use this key:\n{PEM}\nDone.")
     item = MemoryItem.objects.get(pk=stored["id"])
     assert item.content == "Deploy with [api_key] then use this key:\n[private_key]\nDone."
     assert item.bytes == len(item.content.encode())
     assert item.pii_types == ["api_key", "private_key"]
-    assert [item.content[s:e] for s, e, _ in item.pii_spans] == ["[api_key]", "[private_key]"]
+    assert [item.content[s:e] for s, e, _ in item.pii_spans or []] == [
+        "[api_key]", "[private_key]"]
     # An edit of the item keeps the redacted text as the previous revision: still no secret.
     api.admin("update", id=stored["id"], content=f"Rotated: {AWS_KEY}", mode="replace",
               expectedRevision=1)
@@ -99,7 +102,7 @@ def test_secrets_are_redacted_by_default_never_stored_in_clear(api, tool_resourc
     assert MemoryItem.objects.get(pk=stored["id"]).content == "Rotated: [api_key]"
 
 
-def test_secrets_can_be_refused(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_secrets_can_be_refused(api, tool_resource) -> None:
     set_policy(tool_resource, secrets_policy="refuse")
     with api.unchanged(audit=False):
         error = api.admin("retain", 400, "invalid_request", tier="peers", key="k",
@@ -108,7 +111,7 @@ def test_secrets_can_be_refused(api, tool_resource) -> None:  # type: ignore[no-
     assert AWS_KEY not in json.dumps(error)
 
 
-def test_redact_on_recall_hides_values_from_agents_only(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_redact_on_recall_hides_values_from_agents_only(api, tool_resource) -> None:
     set_policy(tool_resource, pii_policy="redact_on_recall")
     note = f"Ana (mail {CANARY_EMAIL}) paid with {CANARY_CARD} on Tuesday."
     stored = api.remember(note)
@@ -126,7 +129,7 @@ def test_redact_on_recall_hides_values_from_agents_only(api, tool_resource) -> N
     assert MemoryItem.objects.get(pk=stored["id"]).content == note
 
 
-def test_redaction_covers_items_written_before_detection(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_redaction_covers_items_written_before_detection(api, tool_resource) -> None:
     stored = api.retain(f"Old note: {CANARY_EMAIL}", tier="peers", key="old")
     MemoryItem.objects.filter(pk=stored["id"]).update(pii_spans=None, pii_types=[])
     set_policy(tool_resource, pii_policy="redact_on_recall")
@@ -136,7 +139,7 @@ def test_redaction_covers_items_written_before_detection(api, tool_resource) -> 
 # -- batch writes and observed turns take the same path --------------------------------------
 
 
-def test_a_batch_redacts_secrets_and_labels_personal_data(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_a_batch_redacts_secrets_and_labels_personal_data(api, tool_resource) -> None:
     answer = api.agent("tool", tool="remember", batch=[
         {"fact": f"Deploy key {AWS_KEY} for the staging bucket."},
         {"fact": f"Ana's mail is {CANARY_EMAIL}."}])
@@ -150,7 +153,7 @@ def test_a_batch_redacts_secrets_and_labels_personal_data(api, tool_resource) ->
     assert AWS_KEY not in everything_stored()
 
 
-def test_a_batch_on_a_refusing_resource_is_refused_whole(api, tool_resource) -> None:  # type: ignore[no-untyped-def]
+def test_a_batch_on_a_refusing_resource_is_refused_whole(api, tool_resource) -> None:
     set_policy(tool_resource, pii_policy="refuse")
     with api.unchanged(audit=False):
         error = api.agent("tool", 400, "invalid_request", tool="remember", batch=[

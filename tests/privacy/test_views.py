@@ -22,11 +22,11 @@ SYSTEM = Actor.system("test")
 
 
 @pytest.fixture
-def put(local_config, namespace):  # type: ignore[no-untyped-def]
+def put(local_config, namespace):
     provider = provider_for(local_config)
     counter = iter(range(10_000))
 
-    def put(content: str, key: str = "", subject: str | None = None, ns=None) -> str:  # type: ignore[no-untyped-def]
+    def put(content: str, key: str = "", subject: str | None = None, ns=None) -> str:
         target = ns or namespace
         return provider.retain("peers" if key else "facts", key, content, "replace",
                                data_subject_id=subject, operation_id=f"put-{next(counter)}",
@@ -35,7 +35,7 @@ def put(local_config, namespace):  # type: ignore[no-untyped-def]
     return put
 
 
-def test_the_resource_form_sets_the_policy_and_audits_it(client_for, resource) -> None:  # type: ignore[no-untyped-def]
+def test_the_resource_form_sets_the_policy_and_audits_it(client_for, resource) -> None:
     url = reverse("workspaces:resource_edit", args=["acme", "knowledge"])
     page = client_for("ada").get(url)
     assert b'name="pii_policy"' in page.content and b'name="secrets_policy"' in page.content
@@ -51,7 +51,7 @@ def test_the_resource_form_sets_the_policy_and_audits_it(client_for, resource) -
     assert b"Redact on recall" in shown.content
 
 
-def test_a_bad_policy_value_is_a_form_error_not_a_500(client_for, resource) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_policy_value_is_a_form_error_not_a_500(client_for, resource) -> None:
     url = reverse("workspaces:resource_edit", args=["acme", "knowledge"])
     answer = client_for("ada").post(url, {
         "description": "", "max_bytes": 1024, "item_max_bytes": 4096, "tools": "[]",
@@ -61,7 +61,7 @@ def test_a_bad_policy_value_is_a_form_error_not_a_500(client_for, resource) -> N
     assert resource.pii_policy == "record"
 
 
-def test_an_operator_cannot_change_the_policy(client_for, resource) -> None:  # type: ignore[no-untyped-def]
+def test_an_operator_cannot_change_the_policy(client_for, resource) -> None:
     url = reverse("workspaces:resource_edit", args=["acme", "knowledge"])
     answer = client_for("olga").post(url, {"pii_policy": "refuse", "secrets_policy": "redact",
                                            "max_bytes": 1024, "item_max_bytes": 4096})
@@ -70,7 +70,7 @@ def test_an_operator_cannot_change_the_policy(client_for, resource) -> None:  # 
     assert resource.pii_policy == "record"
 
 
-def test_the_item_list_filters_by_detected_type(client_for, put) -> None:  # type: ignore[no-untyped-def]
+def test_the_item_list_filters_by_detected_type(client_for, put) -> None:
     put(f"Paid with {CANARY_CARD}.", key="paid")
     put(f"Mail {CANARY_EMAIL}.", key="mail")
     url = reverse("memory:items", args=NS)
@@ -82,7 +82,7 @@ def test_the_item_list_filters_by_detected_type(client_for, put) -> None:  # typ
     assert bad.status_code == 400
 
 
-def test_the_item_page_names_the_types_and_staff_see_the_value(client_for, put, resource) -> None:  # type: ignore[no-untyped-def]
+def test_the_item_page_names_the_types_and_staff_see_the_value(client_for, put, resource) -> None:
     resource_update(actor=SYSTEM, resource=resource, pii_policy="redact_on_recall")
     item_id = put(f"Ana: {CANARY_EMAIL}, {CANARY_EMAIL}", key="ana")
     page = client_for("nora").get(reverse("memory:item", args=[*NS, item_id]))
@@ -94,7 +94,7 @@ def test_the_item_page_names_the_types_and_staff_see_the_value(client_for, put, 
         == 404
 
 
-def test_the_recall_preview_shows_what_agents_get(client_for, put, resource) -> None:  # type: ignore[no-untyped-def]
+def test_the_recall_preview_shows_what_agents_get(client_for, put, resource) -> None:
     resource_update(actor=SYSTEM, resource=resource, pii_policy="redact_on_recall")
     put(f"Ana pays with {CANARY_CARD} and reads {CANARY_EMAIL} daily.", key="ana")
     url = reverse("memory:recall", args=NS)
@@ -106,7 +106,7 @@ def test_the_recall_preview_shows_what_agents_get(client_for, put, resource) -> 
 
 
 def test_the_subject_request_suggests_items_never_applies_them(client_for, put, users, workspace,
-                                                                 other_namespace) -> None:  # type: ignore[no-untyped-def]
+                                                                 other_namespace) -> None:
     about = put(f"Met Ana ({CANARY_EMAIL.upper()}), call +44 20 7946 0958.", key="ana")
     put("Nothing personal here.", key="plain")
     tagged = put(f"Already tagged: {CANARY_EMAIL}", key="tagged", subject=CANARY_EMAIL)
@@ -134,7 +134,7 @@ def test_the_subject_request_suggests_items_never_applies_them(client_for, put, 
 
 
 def test_the_editor_refuses_personal_data_naming_the_type_and_keeps_the_item(
-        client_for, put, resource) -> None:  # type: ignore[no-untyped-def]
+        client_for, put, resource) -> None:
     from memadmin.memory.models import MemoryItem
 
     resource_update(actor=SYSTEM, resource=resource, pii_policy="refuse")
@@ -148,7 +148,7 @@ def test_the_editor_refuses_personal_data_naming_the_type_and_keeps_the_item(
     assert (item.content, item.revision) == ("Ana likes tea.", 1)
 
 
-def test_the_editor_stores_a_pasted_secret_redacted(client_for, put) -> None:  # type: ignore[no-untyped-def]
+def test_the_editor_stores_a_pasted_secret_redacted(client_for, put) -> None:
     from memadmin.memory.models import MemoryItem, MemoryRevision
 
     item_id = put("Deploy notes.", key="deploy")

@@ -40,7 +40,7 @@ class _NoDelayWSGIServer(ThreadedWSGIServer):
     kept-alive connection every answer otherwise waits ~40 ms for the client's delayed ACK
     (gunicorn sets TCP_NODELAY itself). Only makes the http cases faster."""
 
-    def get_request(self):  # type: ignore[no-untyped-def]
+    def get_request(self):
         sock, address = super().get_request()
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock, address
@@ -77,7 +77,7 @@ def provider_kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def provider(request: pytest.FixtureRequest, provider_kind: str, workspace: Workspace,
-             local_config, namespace: Namespace,  # type: ignore[no-untyped-def]
+             local_config, namespace: Namespace,
              other_namespace: Namespace) -> c.Provider:
     if provider_kind == "local":
         return provider_for(local_config)
@@ -107,7 +107,7 @@ def resource_scope(namespace: Namespace, other_namespace: Namespace) -> c.Scope:
 
 
 @pytest.fixture
-def erase_subject(workspace: Workspace):  # type: ignore[no-untyped-def]
+def erase_subject(workspace: Workspace):
     """Write a tombstone for a subject id, as a completed erasure would."""
 
     def erase(subject_id: str) -> None:
@@ -123,7 +123,7 @@ DEADLINE = 5
 
 
 @pytest.fixture
-def op():  # type: ignore[no-untyped-def]
+def op():
     """Fresh operation ids, unique across runs (a remote store may outlive the test)."""
     return lambda: f"op-{uuid.uuid4().hex}"
 
@@ -139,7 +139,7 @@ def _scanner_loaded() -> None:
 
 
 @pytest.fixture
-def put(provider: c.Provider, scope: c.Scope, op,  # type: ignore[no-untyped-def]
+def put(provider: c.Provider, scope: c.Scope, op,
         _scanner_loaded: None):
     """Retain through the contract with defaults: ``put("text")`` adds a new ``facts`` item."""
 
@@ -195,7 +195,7 @@ def _declared_capabilities(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture
-def markdown_config(workspace: Workspace, tmp_path) -> ProviderConfig:  # type: ignore[no-untyped-def]
+def markdown_config(workspace: Workspace, tmp_path) -> ProviderConfig:
     root = tmp_path / "memory"
     root.mkdir()
     return provider_config_create(actor=Actor.system("test"), workspace=workspace,

@@ -62,7 +62,7 @@ def apprise_url(scheme: str, server: FakeProvider) -> str:
 @polling
 @pytest.mark.parametrize("scheme", ["json", "form"])
 def test_it_delivers_an_apprise_alert_to_a_loopback_receiver(workspace, receivers,
-                                                             scheme) -> None:  # type: ignore[no-untyped-def]
+                                                             scheme) -> None:
     receiver = receivers.start()
     target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="apprise",
                               target=apprise_url(scheme, receiver))
@@ -86,7 +86,7 @@ def test_it_delivers_an_apprise_alert_to_a_loopback_receiver(workspace, receiver
 
 
 @polling
-def test_it_logs_a_failed_apprise_delivery_and_retries_it(workspace, receivers) -> None:  # type: ignore[no-untyped-def]
+def test_it_logs_a_failed_apprise_delivery_and_retries_it(workspace, receivers) -> None:
     receiver = receivers.start()
     receiver.status(503)
     target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="apprise",
@@ -108,7 +108,7 @@ def test_it_logs_a_failed_apprise_delivery_and_retries_it(workspace, receivers) 
 
 @polling
 def test_a_test_alert_reaches_the_receiver_and_is_logged_and_audited(
-        workspace, receivers, client_for) -> None:  # type: ignore[no-untyped-def]
+        workspace, receivers, client_for) -> None:
     receiver = receivers.start()
     target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="apprise",
                               target=apprise_url("json", receiver))
@@ -128,7 +128,7 @@ def test_a_test_alert_reaches_the_receiver_and_is_logged_and_audited(
 
 
 @pytest.mark.django_db
-def test_pages_mask_the_tokens_of_an_apprise_url(workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_pages_mask_the_tokens_of_an_apprise_url(workspace, client_for) -> None:
     token = "T0000000/B0000000/XXXXXXXXXXXXXXXXsecretTOKEN"
     alert_target_add(actor=SYSTEM, workspace=workspace, kind="apprise",
                      target=f"slack://{token}")
@@ -139,7 +139,7 @@ def test_pages_mask_the_tokens_of_an_apprise_url(workspace, client_for) -> None:
 
 
 @pytest.mark.django_db
-def test_an_unknown_apprise_scheme_is_a_form_error(workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_apprise_scheme_is_a_form_error(workspace, client_for) -> None:
     response = client_for("ada").post(reverse("workspaces:alert_add", args=["acme"]),
                                       {"kind": "apprise", "target": "nosuchscheme://x"})
     assert response.status_code == 400
@@ -147,7 +147,7 @@ def test_an_unknown_apprise_scheme_is_a_form_error(workspace, client_for) -> Non
 
 
 @pytest.mark.django_db
-def test_a_provider_flapping_within_the_quiet_period_pages_once(workspace, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_provider_flapping_within_the_quiet_period_pages_once(workspace, settings) -> None:
     settings.MEMADMIN_ALERT_QUIET_SECONDS = 900
     alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
                      target="http://127.0.0.1:9/hook")
@@ -171,7 +171,7 @@ def test_a_provider_flapping_within_the_quiet_period_pages_once(workspace, setti
 
 
 @pytest.mark.django_db
-def test_a_maintenance_window_mutes_alerts_and_the_panel_says_so(workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_a_maintenance_window_mutes_alerts_and_the_panel_says_so(workspace, client_for) -> None:
     alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
                      target="http://127.0.0.1:9/hook")
     config = remote(workspace)
@@ -191,7 +191,7 @@ def test_a_maintenance_window_mutes_alerts_and_the_panel_says_so(workspace, clie
 
 
 @pytest.mark.django_db
-def test_degraded_alerts_reach_only_the_targets_that_ask_for_them(workspace) -> None:  # type: ignore[no-untyped-def]
+def test_degraded_alerts_reach_only_the_targets_that_ask_for_them(workspace) -> None:
     quiet = alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
                              target="http://127.0.0.1:9/quiet")
     eager = alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
@@ -212,7 +212,7 @@ def test_degraded_alerts_reach_only_the_targets_that_ask_for_them(workspace) -> 
 
 
 @polling
-def test_deliver_test_reports_an_unreachable_target(workspace) -> None:  # type: ignore[no-untyped-def]
+def test_deliver_test_reports_an_unreachable_target(workspace) -> None:
     target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="apprise",
                               target="json://127.0.0.1:9/hook")
     error = deliver_test(target)

@@ -21,7 +21,7 @@ SECRET = "origin-bound-credential-0123456789"
 
 
 @pytest.fixture
-def servers():  # type: ignore[no-untyped-def]
+def servers():
     first, second = Recorder(), Recorder()
     yield first, second
     first.stop()
@@ -29,7 +29,7 @@ def servers():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def remote(workspace, servers):  # type: ignore[no-untyped-def]
+def remote(workspace, servers):
     return provider_config_create(actor=Actor.system("t"), workspace=workspace, slug="remote",
                                   name="Remote", kind="http", credential=SECRET,
                                   url=servers[0].url(), health_deadline_ms=2000, probed=True)

@@ -24,7 +24,7 @@ def _column(config: ProviderConfig) -> str:
 
 
 @pytest.fixture
-def remote(workspace):  # type: ignore[no-untyped-def]
+def remote(workspace):
     return provider_config_create(actor=Actor.system("t"), workspace=workspace, slug="remote",
                                   name="Remote", kind="http", credential=SECRET,
                                   url="https://memory.example.com/oc-memory")

@@ -99,7 +99,7 @@ FAILURES = [
 @polling
 @pytest.mark.parametrize(("behave", "message"), FAILURES)
 def test_it_records_a_failed_check_with_its_triage_message(
-        workspace, servers, behave, message) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers, behave, message) -> None:
     server = servers.start()
     behave(server)
     config = remote(workspace, server, deadline_ms=300)
@@ -115,7 +115,7 @@ def test_it_records_a_failed_check_with_its_triage_message(
 
 
 @polling
-def test_it_sends_the_health_operation_with_the_credential(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_sends_the_health_operation_with_the_credential(workspace, servers) -> None:
     server = servers.start()
     config = remote(workspace, server)
 
@@ -130,7 +130,7 @@ def test_it_sends_the_health_operation_with_the_credential(workspace, servers) -
 
 @polling
 def test_it_calls_a_provider_ok_when_it_answers_at_a_tenth_of_its_deadline(
-        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers) -> None:
     server = servers.start()
     server.ok_slow(0.1)
     config = remote(workspace, server, deadline_ms=1000)
@@ -144,7 +144,7 @@ def test_it_calls_a_provider_ok_when_it_answers_at_a_tenth_of_its_deadline(
 
 @polling
 def test_it_calls_a_provider_degraded_when_it_answers_at_nine_tenths_of_its_deadline(
-        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers) -> None:
     server = servers.start()
     server.ok_slow(1.8)
     config = remote(workspace, server, deadline_ms=2000)
@@ -160,7 +160,7 @@ def test_it_calls_a_provider_degraded_when_it_answers_at_nine_tenths_of_its_dead
 
 @polling
 def test_it_polls_many_hanging_providers_within_the_slowest_deadline(
-        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers) -> None:
     configs = [remote(workspace, servers.start("hang"), slug=f"hang{i}", deadline_ms=300)
                for i in range(4)]
     configs.append(remote(workspace, servers.start("ok"), slug="fine", deadline_ms=300))
@@ -181,7 +181,7 @@ def test_it_polls_many_hanging_providers_within_the_slowest_deadline(
 
 
 @polling
-def test_it_needs_two_consecutive_failures_to_call_a_provider_down(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_needs_two_consecutive_failures_to_call_a_provider_down(workspace, servers) -> None:
     server = servers.start("refuse")
     config = remote(workspace, server)
 
@@ -199,7 +199,7 @@ def test_it_needs_two_consecutive_failures_to_call_a_provider_down(workspace, se
 
 @polling
 def test_it_takes_the_failure_count_for_down_from_the_settings(
-        workspace, servers, settings) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers, settings) -> None:
     settings.MEMADMIN_HEALTH_DOWN_AFTER = 3
     config = remote(workspace, servers.start("refuse"))
 
@@ -207,7 +207,7 @@ def test_it_takes_the_failure_count_for_down_from_the_settings(
 
 
 @polling
-def test_it_recovers_a_degraded_provider_after_one_success(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_recovers_a_degraded_provider_after_one_success(workspace, servers) -> None:
     server = servers.start("garbage")
     config = remote(workspace, server)
     assert poll_one(config).state == "degraded"
@@ -220,7 +220,7 @@ def test_it_recovers_a_degraded_provider_after_one_success(workspace, servers) -
 
 
 @polling
-def test_it_stores_no_transition_while_the_state_holds(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_stores_no_transition_while_the_state_holds(workspace, servers) -> None:
     config = remote(workspace, servers.start())
 
     for _ in range(3):
@@ -233,7 +233,7 @@ def test_it_stores_no_transition_while_the_state_holds(workspace, servers) -> No
 
 @polling
 def test_it_enqueues_an_alert_job_into_and_out_of_down_for_an_enabled_target(
-        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers) -> None:
     alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
                      target="http://127.0.0.1:9/hook")
     server = servers.start("refuse")
@@ -252,7 +252,7 @@ def test_it_enqueues_an_alert_job_into_and_out_of_down_for_an_enabled_target(
 
 
 @polling
-def test_it_enqueues_no_alert_job_without_an_enabled_target(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_enqueues_no_alert_job_without_an_enabled_target(workspace, servers) -> None:
     target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
                               target="http://127.0.0.1:9/hook")
     AlertTarget.objects.filter(pk=target.pk).update(enabled=False)
@@ -273,7 +273,7 @@ def test_it_enqueues_no_alert_job_without_an_enabled_target(workspace, servers) 
 
 
 @polling
-def test_it_skips_a_provider_whose_previous_check_is_still_in_flight(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_skips_a_provider_whose_previous_check_is_still_in_flight(workspace, servers) -> None:
     server = servers.start("hang")
     config = remote(workspace, server, deadline_ms=2000)
     first: list[health.PollResult] = []
@@ -319,7 +319,7 @@ def open_sockets() -> int:
 
 @polling
 def test_it_leaks_no_thread_or_socket_polling_a_hanging_provider_100_times(
-        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers) -> None:
     server = servers.start("hang")
     config = remote(workspace, server, deadline_ms=50)
     poll_one(config)  # the pool thread and the server exist from here on
@@ -340,7 +340,7 @@ def test_it_leaks_no_thread_or_socket_polling_a_hanging_provider_100_times(
 
 
 @polling
-def test_it_rate_limits_manual_checks_per_provider(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_rate_limits_manual_checks_per_provider(workspace, servers) -> None:
     server = servers.start()
     config = remote(workspace, server)
     other = remote(workspace, server, slug="other")
@@ -356,7 +356,7 @@ def test_it_rate_limits_manual_checks_per_provider(workspace, servers) -> None: 
 
 
 @polling
-def test_it_allows_another_manual_check_after_the_window(workspace, servers, settings) -> None:  # type: ignore[no-untyped-def]
+def test_it_allows_another_manual_check_after_the_window(workspace, servers, settings) -> None:
     settings.MEMADMIN_HEALTH_MANUAL_SECONDS = 10
     config = remote(workspace, servers.start())
     assert health.check_now(config) is not None
@@ -366,7 +366,7 @@ def test_it_allows_another_manual_check_after_the_window(workspace, servers, set
 
 
 @polling
-def test_it_lets_an_operator_check_now(workspace, client_for, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_lets_an_operator_check_now(workspace, client_for, servers) -> None:
     server = servers.start()
     config = remote(workspace, server)
     url = reverse("providers:check_now", args=[workspace.slug, config.slug])
@@ -382,7 +382,7 @@ def test_it_lets_an_operator_check_now(workspace, client_for, servers) -> None: 
 @pytest.mark.parametrize(("user", "method", "status"), [
     ("vic", "post", 403), ("mallory", "post", 404), ("olga", "get", 405),
 ])
-def test_it_guards_check_now(workspace, client_for, user, method, status) -> None:  # type: ignore[no-untyped-def]
+def test_it_guards_check_now(workspace, client_for, user, method, status) -> None:
     config = remote(workspace, None)
     url = reverse("providers:check_now", args=[workspace.slug, config.slug])
 
@@ -435,7 +435,7 @@ def count_queries(client: Any, url: str, **headers: Any) -> int:
 
 @pytest.mark.django_db
 def test_it_renders_the_panel_in_a_fixed_number_of_queries(
-        workspace, client_for, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+        workspace, client_for, django_assert_max_num_queries) -> None:
     client = client_for("vic")
     url = reverse("providers:health", args=[workspace.slug])
     with_history(workspace, 5)
@@ -455,7 +455,7 @@ def test_it_renders_the_panel_in_a_fixed_number_of_queries(
 
 
 @pytest.mark.django_db
-def test_it_returns_only_the_panel_section_to_htmx(workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_it_returns_only_the_panel_section_to_htmx(workspace, client_for) -> None:
     with_history(workspace, 2)
     url = reverse("providers:health", args=[workspace.slug])
 
@@ -478,7 +478,7 @@ def article(html: str, slug: str) -> str:
 
 @pytest.mark.django_db
 def test_it_shows_state_message_latency_uptime_strip_and_timeline(
-        workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+        workspace, client_for) -> None:
     now = timezone.now().replace(microsecond=0)
     with time_machine.travel(now, tick=False):
         config = remote(workspace, None, name="Remote store")
@@ -522,7 +522,7 @@ def test_it_shows_state_message_latency_uptime_strip_and_timeline(
 
 @pytest.mark.django_db
 def test_it_shows_stale_when_the_last_check_is_older_than_three_intervals(
-        workspace, client_for, settings) -> None:  # type: ignore[no-untyped-def]
+        workspace, client_for, settings) -> None:
     settings.MEMADMIN_HEALTH_INTERVAL = 30
     fresh = remote(workspace, None, slug="fresh")
     stale = remote(workspace, None, slug="stale")
@@ -539,7 +539,7 @@ def test_it_shows_stale_when_the_last_check_is_older_than_three_intervals(
 
 @pytest.mark.django_db
 def test_it_shows_the_weekly_uptime_of_a_provider_unchecked_for_a_day(
-        workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+        workspace, client_for) -> None:
     config = remote(workspace, None)
     health.record(config, succeeded(timezone.now() - dt.timedelta(days=2)))
     never = remote(workspace, None, slug="never")
@@ -554,7 +554,7 @@ def test_it_shows_the_weekly_uptime_of_a_provider_unchecked_for_a_day(
 
 @polling
 def test_it_shows_disabled_and_unprobed_providers_and_never_polls_them(
-        workspace, client_for, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, client_for, servers) -> None:
     off, unprobed, on = servers.start(), servers.start(), servers.start()
     disabled = remote(workspace, off, slug="off")
     provider_config_update(actor=SYSTEM, config=disabled, enabled=False)
@@ -575,7 +575,7 @@ def test_it_shows_disabled_and_unprobed_providers_and_never_polls_them(
 
 @polling
 def test_it_polls_every_enabled_probed_provider_from_the_scheduler(
-        workspace, other_workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, other_workspace, servers) -> None:
     here, there, hanging = servers.start(), servers.start(), servers.start("hang")
     configs = [remote(workspace, here, slug="here"), remote(other_workspace, there, slug="there"),
                remote(workspace, hanging, slug="hanging", deadline_ms=100)]
@@ -587,7 +587,7 @@ def test_it_polls_every_enabled_probed_provider_from_the_scheduler(
 
 
 @pytest.mark.django_db
-def test_it_expires_history_older_than_the_workspace_retention(workspace) -> None:  # type: ignore[no-untyped-def]
+def test_it_expires_history_older_than_the_workspace_retention(workspace) -> None:
     workspace.health_retention_days = 7
     workspace.save(update_fields=["health_retention_days"])
     config = remote(workspace, None)
@@ -607,7 +607,7 @@ def test_it_expires_history_older_than_the_workspace_retention(workspace) -> Non
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("user", ["ada", "olga", "alice", "carl", "vic", "nora", "root"])
-def test_it_serves_health_json_to_users_with_a_role(workspace, client_for, user) -> None:  # type: ignore[no-untyped-def]
+def test_it_serves_health_json_to_users_with_a_role(workspace, client_for, user) -> None:
     config = remote(workspace, None)
     health.record(config, failed(timezone.now(), "503 from upstream"))
 
@@ -623,7 +623,7 @@ def test_it_serves_health_json_to_users_with_a_role(workspace, client_for, user)
 
 
 @pytest.mark.django_db
-def test_it_hides_health_json_from_strangers(workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_it_hides_health_json_from_strangers(workspace, client_for) -> None:
     url = reverse("providers:health_json", args=[workspace.slug])
 
     assert client_for("mallory").get(url).status_code == 404
@@ -631,7 +631,7 @@ def test_it_hides_health_json_from_strangers(workspace, client_for) -> None:  # 
 
 
 @pytest.mark.django_db
-def test_it_refuses_metrics_without_a_valid_token(workspace, other_workspace, client) -> None:  # type: ignore[no-untyped-def]
+def test_it_refuses_metrics_without_a_valid_token(workspace, other_workspace, client) -> None:
     url = reverse("providers:metrics", args=[workspace.slug])
     old, revoked = metrics_token_mint(actor=SYSTEM, workspace=workspace, name="old")
     metrics_token_revoke(actor=SYSTEM, token=old)
@@ -647,7 +647,7 @@ def test_it_refuses_metrics_without_a_valid_token(workspace, other_workspace, cl
 
 @pytest.mark.django_db
 def test_it_exports_one_up_line_per_provider_for_a_metrics_token(
-        workspace, local_config, client) -> None:  # type: ignore[no-untyped-def]
+        workspace, local_config, client) -> None:
     up, down = remote(workspace, None, slug="up"), remote(workspace, None, slug="down")
     now = timezone.now()
     health.record(up, succeeded(now, 12.5))
@@ -679,7 +679,7 @@ def test_it_exports_one_up_line_per_provider_for_a_metrics_token(
 
 
 @pytest.mark.django_db
-def test_it_passes_promtool_check_metrics(workspace, local_config, client) -> None:  # type: ignore[no-untyped-def]
+def test_it_passes_promtool_check_metrics(workspace, local_config, client) -> None:
     promtool = shutil.which("promtool")
     if promtool is None:
         if os.environ.get("CI") == "true":
@@ -700,7 +700,7 @@ def test_it_passes_promtool_check_metrics(workspace, local_config, client) -> No
 
 
 @pytest.mark.django_db
-def test_it_escapes_quotes_and_backslashes_in_metric_labels(workspace, client) -> None:  # type: ignore[no-untyped-def]
+def test_it_escapes_quotes_and_backslashes_in_metric_labels(workspace, client) -> None:
     # Slugs are validated by the services; a row written around them must still not break the
     # exposition format.
     config = ProviderConfig.objects.create(workspace=workspace, slug='we"ird\\one', name="W",
@@ -728,7 +728,7 @@ def go_down(config: ProviderConfig) -> Job:
 
 
 @polling
-def test_it_delivers_an_alert_to_a_webhook_and_records_when(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_delivers_an_alert_to_a_webhook_and_records_when(workspace, servers) -> None:
     hook = servers.start()
     target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
                               target=hook.url)
@@ -747,7 +747,7 @@ def test_it_delivers_an_alert_to_a_webhook_and_records_when(workspace, servers) 
 
 
 @polling
-def test_it_retries_an_alert_only_to_the_targets_that_failed(workspace, servers) -> None:  # type: ignore[no-untyped-def]
+def test_it_retries_an_alert_only_to_the_targets_that_failed(workspace, servers) -> None:
     good, bad = servers.start(), servers.start()
     bad.status(500)
     good_target = alert_target_add(actor=SYSTEM, workspace=workspace, kind="webhook",
@@ -776,7 +776,7 @@ def test_it_retries_an_alert_only_to_the_targets_that_failed(workspace, servers)
 
 @polling
 def test_it_records_a_poll_in_the_same_number_of_statements_for_3_or_12_providers(
-        workspace, servers) -> None:  # type: ignore[no-untyped-def]
+        workspace, servers) -> None:
     def statements(count: int, prefix: str) -> int:
         configs = [remote(workspace, servers.start(), slug=f"{prefix}{n}") for n in range(count)]
         with CaptureQueriesContext(connection) as queries:

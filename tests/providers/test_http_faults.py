@@ -203,7 +203,7 @@ def client(server: FaultServer, sleeps: list[float] | None = None, **kwargs: Any
         def record(seconds: float) -> None:
             sleeps.append(seconds)
             time.sleep(min(seconds, 0.05))
-        provider.sleep = record  # type: ignore[method-assign]
+        provider.sleep = record
     return provider
 
 
@@ -535,7 +535,7 @@ class TestRetries:
             time.sleep(seconds)
 
         provider = make_provider(f"http://127.0.0.1:{port}/oc-memory")
-        provider.sleep = late_start  # type: ignore[method-assign]
+        provider.sleep = late_start
         try:
             assert retain(provider) == c.RetainResult(id="i-1", bytes=6, revision=1)
             assert len(started[0].of("retain")) == 1

@@ -27,7 +27,7 @@ ALL = c.ItemFilters()
 
 
 @pytest.fixture
-def config(workspace, langgraph_store):  # type: ignore[no-untyped-def]
+def config(workspace, langgraph_store):
     return provider_config_create(
         actor=SYSTEM, workspace=workspace, slug="support", name="Support bot store",
         kind="langgraph", credential=langgraph_store, probed=True,
@@ -35,24 +35,24 @@ def config(workspace, langgraph_store):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def user_memories(workspace, config):  # type: ignore[no-untyped-def]
+def user_memories(workspace, config):
     resource = resource_create(actor=SYSTEM, workspace=workspace, provider=config,
                                slug="support-memory", item_max_bytes=8192)
     return namespace_create(actor=SYSTEM, resource=resource, slug="users")
 
 
 @pytest.fixture
-def provider(config) -> c.Provider:  # type: ignore[no-untyped-def]
+def provider(config) -> c.Provider:
     return provider_for(config)
 
 
 @pytest.fixture
-def scope(user_memories) -> c.Scope:  # type: ignore[no-untyped-def]
+def scope(user_memories) -> c.Scope:
     return c.Scope.of(user_memories.partition_key)
 
 
 @pytest.fixture
-def store(langgraph_store):  # type: ignore[no-untyped-def]
+def store(langgraph_store):
     with PostgresStore.from_conn_string(langgraph_store) as store:
         yield store
 
@@ -61,7 +61,7 @@ def listing(provider: c.Provider, scope: c.Scope, filters: c.ItemFilters = ALL) 
     return provider.list_items(filters, limit=100, scope=scope, deadline=DEADLINE).items
 
 
-def settings_with(config, **changes):  # type: ignore[no-untyped-def]
+def settings_with(config, **changes):
     for name, value in changes.items():
         setattr(config, name, value)
     config.save()
@@ -306,7 +306,7 @@ class TestNotInstalled:
 
 class TestAdoption:
     @pytest.fixture
-    def bare(self, workspace, langgraph_store, store):  # type: ignore[no-untyped-def]
+    def bare(self, workspace, langgraph_store, store):
         store.put(("memories", "user-42"), "pref-1", {"content": "Prefers email"})
         store.put(("memories", "user-7"), "pref-1", {"content": "Calls on Fridays"})
         store.put(("support-bot", "facts"), "f1", {"content": "Office closes at six"})
@@ -315,7 +315,7 @@ class TestAdoption:
                                       credential=langgraph_store,
                                       options={"subject": {"position": 1}})
 
-    def url(self, config):  # type: ignore[no-untyped-def]
+    def url(self, config):
         from django.urls import reverse
 
         return reverse("providers:discover", args=["acme", config.slug])

@@ -30,26 +30,26 @@ def root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def config(workspace, root):  # type: ignore[no-untyped-def]
+def config(workspace, root):
     return provider_config_create(actor=SYSTEM, workspace=workspace, slug="files",
                                   name="Agent files", kind="markdown", probed=True,
                                   options={"root": str(root), "subject_marker": "Subject:"})
 
 
 @pytest.fixture
-def bot(workspace, config):  # type: ignore[no-untyped-def]
+def bot(workspace, config):
     resource = resource_create(actor=SYSTEM, workspace=workspace, provider=config,
                                slug="agent-memory", max_bytes=4096, item_max_bytes=8192)
     return namespace_create(actor=SYSTEM, resource=resource, slug="support-bot")
 
 
 @pytest.fixture
-def provider(config) -> c.Provider:  # type: ignore[no-untyped-def]
+def provider(config) -> c.Provider:
     return provider_for(config)
 
 
 @pytest.fixture
-def scope(bot) -> c.Scope:  # type: ignore[no-untyped-def]
+def scope(bot) -> c.Scope:
     return c.Scope.of(bot.partition_key)
 
 
@@ -214,7 +214,7 @@ class TestAtomicWrites:
 
         real_link = os.link
 
-        def agent_wins_the_race(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
+        def agent_wins_the_race(src, dst, *args, **kwargs):
             Path(dst).write_text("the agent's version")
             return real_link(src, dst, *args, **kwargs)
 

@@ -14,7 +14,7 @@ from memadmin.workspaces.services import namespace_create, resource_create
 pytestmark = pytest.mark.django_db
 
 
-def create(client, **fields):  # type: ignore[no-untyped-def]
+def create(client, **fields):
     return client.post(reverse("providers:create", args=["acme"]), {
         "name": "Agent files", "slug": "files", "kind": "markdown", "request_deadline_ms": "10000",
         "enabled": "on", **fields})
@@ -45,7 +45,7 @@ class TestProviderForm:
 
 class TestPages:
     @pytest.fixture
-    def folder(self, workspace, settings, tmp_path):  # type: ignore[no-untyped-def]
+    def folder(self, workspace, settings, tmp_path):
         settings.MEMADMIN_STORES_DIR = tmp_path
         (tmp_path / "agents" / "billing-bot").mkdir(parents=True)
         (tmp_path / "agents" / "billing-bot" / "pins.md").write_text("<b>Refunds</b>: 30 days.")

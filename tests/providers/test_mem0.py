@@ -29,7 +29,7 @@ def agent_id() -> str:
 
 
 @pytest.fixture
-def config(workspace, mem0_settings, agent_id):  # type: ignore[no-untyped-def]
+def config(workspace, mem0_settings, agent_id):
     return provider_config_create(
         actor=SYSTEM, workspace=workspace, slug="mem0-support", name="Support Mem0",
         kind="mem0", probed=True,
@@ -37,7 +37,7 @@ def config(workspace, mem0_settings, agent_id):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def scope(workspace, config):  # type: ignore[no-untyped-def]
+def scope(workspace, config):
     resource = resource_create(actor=SYSTEM, workspace=workspace, provider=config,
                                slug="mem0-memory")
     return c.Scope.of(namespace_create(actor=SYSTEM, resource=resource,
@@ -45,16 +45,16 @@ def scope(workspace, config):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def provider(config) -> c.Provider:  # type: ignore[no-untyped-def]
+def provider(config) -> c.Provider:
     return provider_for(config)
 
 
 @pytest.fixture
-def memory(mem0_settings):  # type: ignore[no-untyped-def]
+def memory(mem0_settings):
     return memory_for(mem0_settings)
 
 
-def agent_adds(memory, agent_id: str, text: str, user_id: str | None = None) -> str:  # type: ignore[no-untyped-def]
+def agent_adds(memory, agent_id: str, text: str, user_id: str | None = None) -> str:
     added = memory.add(text, user_id=user_id, agent_id=agent_id, infer=False)
     return str(added["results"][0]["id"])
 

@@ -14,7 +14,7 @@ from memadmin.providers import contract as c
 from tests.providers.conftest import DEADLINE
 
 
-def frozen_kind(put) -> str | None:  # type: ignore[no-untyped-def]
+def frozen_kind(put) -> str | None:
     """The kind of freeze that refuses a new ``pins`` write, or None when it goes through."""
     try:
         put("probe", "pins")

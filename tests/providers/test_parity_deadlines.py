@@ -160,7 +160,7 @@ def slow(call: Callable[[], Any], second: str | Hold
 
 
 @pytest.fixture
-def item(put) -> c.RetainResult:  # type: ignore[no-untyped-def]
+def item(put) -> c.RetainResult:
     return put("the original text", "peers", "bob")
 
 

@@ -38,7 +38,7 @@ def listing(provider: c.Provider, scope: c.Scope, filters: c.ItemFilters = ALL,
         cursor = result.next_cursor
 
 
-def ids(items) -> list[str]:  # type: ignore[no-untyped-def]
+def ids(items) -> list[str]:
     return [item.id for item in items]
 
 

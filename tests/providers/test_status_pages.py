@@ -39,7 +39,7 @@ def observe(config: Any, ok: bool, at: dt.datetime, latency_ms: float = 20.0,
 
 
 @pytest.fixture
-def outage(workspace):  # type: ignore[no-untyped-def]
+def outage(workspace):
     """ok, then down for 10 minutes from 2 hours ago with a first error, then ok again."""
     config = remote(workspace)
     now = timezone.now()
@@ -52,14 +52,14 @@ def outage(workspace):  # type: ignore[no-untyped-def]
 
 
 class TestIncidents:
-    def test_it_lists_each_outage_with_start_end_duration_and_first_error(self, outage) -> None:  # type: ignore[no-untyped-def]
+    def test_it_lists_each_outage_with_start_end_duration_and_first_error(self, outage) -> None:
         [incident] = history.incidents(outage)
         assert incident.worst == "down"
         assert incident.first_error == "503 from upstream"
         assert incident.duration == dt.timedelta(minutes=10)
         assert incident.duration_text == "10 min"
 
-    def test_an_operator_adds_a_note_and_everyone_reads_it(self, outage, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_an_operator_adds_a_note_and_everyone_reads_it(self, outage, client_for) -> None:
         [incident] = history.incidents(outage)
         url = reverse("providers:incident_note", args=["acme", "remote"])
 
@@ -75,7 +75,7 @@ class TestIncidents:
                                             "text": "x"}).status_code == 403
 
     def test_a_note_on_something_that_is_not_an_incident_is_refused(
-            self, outage, workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+            self, outage, workspace, client_for) -> None:
         other = remote(workspace, "other")
         observe(other, False, timezone.now())
         foreign = HealthTransition.objects.filter(provider=other).get()
@@ -88,7 +88,7 @@ class TestIncidents:
 
 class TestHistoryPage:
     def test_it_draws_charts_uptime_and_incidents_with_text_equivalents(
-            self, outage, client_for) -> None:  # type: ignore[no-untyped-def]
+            self, outage, client_for) -> None:
         html = client_for("vic").get(
             reverse("providers:history", args=["acme", "remote"])).content.decode()
         # Two latency charts (24 h, 7 d), each with a text summary over successful checks only.
@@ -103,7 +103,7 @@ class TestHistoryPage:
         assert "503 from upstream" in html
         assert "<script" not in html.split("<main", 1)[1].split("</main>")[0]
 
-    def test_a_stranger_gets_404_and_an_unknown_provider_404(self, outage, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_a_stranger_gets_404_and_an_unknown_provider_404(self, outage, client_for) -> None:
         assert client_for("mallory").get(
             reverse("providers:history", args=["acme", "remote"])).status_code == 404
         assert client_for("vic").get(
@@ -111,7 +111,7 @@ class TestHistoryPage:
 
 
 class TestMaintenance:
-    def test_an_operator_schedules_and_ends_a_window(self, workspace, outage, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_an_operator_schedules_and_ends_a_window(self, workspace, outage, client_for) -> None:
         start = timezone.now().replace(second=0, microsecond=0) - dt.timedelta(minutes=5)
         response = client_for("olga").post(
             reverse("providers:maintenance_add", args=["acme"]),
@@ -134,7 +134,7 @@ class TestMaintenance:
 
     @pytest.mark.parametrize("ends", ["before", "eight-days", "garbage"])
     def test_a_bad_window_is_a_form_error_and_nothing_is_saved(
-            self, workspace, client_for, ends) -> None:  # type: ignore[no-untyped-def]
+            self, workspace, client_for, ends) -> None:
         start = timezone.now().replace(second=0, microsecond=0)
         end = {"before": (start - dt.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
                "eight-days": (start + dt.timedelta(days=8)).strftime("%Y-%m-%dT%H:%M"),
@@ -147,13 +147,13 @@ class TestMaintenance:
         assert 'role="alert"' in response.content.decode()
         assert not MaintenanceWindow.objects.exists()
 
-    def test_viewers_see_windows_but_may_not_schedule(self, workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_viewers_see_windows_but_may_not_schedule(self, workspace, client_for) -> None:
         assert client_for("vic").get(
             reverse("providers:maintenance", args=["acme"])).status_code == 200
         assert client_for("vic").post(
             reverse("providers:maintenance_add", args=["acme"]), {}).status_code == 403
 
-    def test_checks_inside_a_window_are_left_out_of_uptime(self, workspace) -> None:  # type: ignore[no-untyped-def]
+    def test_checks_inside_a_window_are_left_out_of_uptime(self, workspace) -> None:
         config = remote(workspace)
         now = timezone.now()
         MaintenanceWindow.objects.create(workspace=workspace, provider=None, reason="upgrade",
@@ -168,7 +168,7 @@ class TestMaintenance:
 
 
 class TestSlaExport:
-    def test_it_exports_checks_and_incidents_as_csv(self, outage, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_it_exports_checks_and_incidents_as_csv(self, outage, client_for) -> None:
         client = client_for("vic")
         url = reverse("providers:sla_export", args=["acme"])
 
@@ -183,7 +183,7 @@ class TestSlaExport:
         assert (incident["state"], incident["duration_seconds"],
                 incident["first_error"]) == ("down", "600", "503 from upstream")
 
-    def test_a_formula_in_a_note_is_neutralised(self, outage, client_for) -> None:  # type: ignore[no-untyped-def]
+    def test_a_formula_in_a_note_is_neutralised(self, outage, client_for) -> None:
         [incident] = history.incidents(outage)
         IncidentNote.objects.create(transition=incident.opened, text="=HYPERLINK(\"x\")")
         body = b"".join(client_for("vic").get(
@@ -194,7 +194,7 @@ class TestSlaExport:
     @pytest.mark.parametrize("query", [{}, {"what": "everything", "days": "7"},
                                        {"what": "checks", "days": "0"},
                                        {"what": "checks", "days": "x" * 2000}])
-    def test_bad_parameters_get_a_clear_400(self, outage, client_for, query) -> None:  # type: ignore[no-untyped-def]
+    def test_bad_parameters_get_a_clear_400(self, outage, client_for, query) -> None:
         response = client_for("vic").get(reverse("providers:sla_export", args=["acme"]), query)
         assert response.status_code == 400
         assert b"Choose what to export" in response.content
@@ -202,7 +202,7 @@ class TestSlaExport:
 
 class TestBadges:
     def test_a_badge_shows_names_and_states_only_and_dies_with_its_key(
-            self, workspace, outage, client) -> None:  # type: ignore[no-untyped-def]
+            self, workspace, outage, client) -> None:
         key = workspace_badge_key_rotate(actor=SYSTEM, workspace=workspace)
         observe(outage, True, timezone.now())  # a fresh check: ok, not stale
 
@@ -220,7 +220,7 @@ class TestBadges:
         workspace_badge_key_rotate(actor=SYSTEM, workspace=workspace, disable=True)
         assert client.get(reverse("providers:badge_json", args=[new_key])).status_code == 404
 
-    def test_a_badge_escapes_the_provider_name(self, workspace, client) -> None:  # type: ignore[no-untyped-def]
+    def test_a_badge_escapes_the_provider_name(self, workspace, client) -> None:
         config = remote(workspace, "odd")
         config.name = "<script>x</script>"
         config.save(update_fields=["name"])
@@ -228,7 +228,7 @@ class TestBadges:
         body = client.get(reverse("providers:badge_provider_svg", args=[key, "odd"])).content
         assert b"<script>" not in body and b"&lt;script&gt;" in body
 
-    def test_the_panel_counts_the_time_travelled_outage(self, workspace) -> None:  # type: ignore[no-untyped-def]
+    def test_the_panel_counts_the_time_travelled_outage(self, workspace) -> None:
         config = remote(workspace)
         start = timezone.now() - dt.timedelta(days=3)
         with time_machine.travel(start, tick=False):

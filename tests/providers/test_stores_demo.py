@@ -20,7 +20,7 @@ DEADLINE = 5
 
 
 @pytest.fixture
-def demo_database():  # type: ignore[no-untyped-def]
+def demo_database():
     server, _, name = os.environ.get(
         "DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/memadmin").rpartition("/")
     database = f"test_{name.split('?')[0]}{worker_suffix()}_demo_langgraph"
@@ -38,7 +38,7 @@ def items_of(slug: str) -> list[c.Item]:
 
 
 def test_it_seeds_a_markdown_folder_and_a_langgraph_store_idempotently(
-        workspace, settings, tmp_path, demo_database):  # type: ignore[no-untyped-def]
+        workspace, settings, tmp_path, demo_database):
     settings.MEMADMIN_STORES_DIR = tmp_path
     created: list[str] = []
 

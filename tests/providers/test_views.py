@@ -18,7 +18,7 @@ SECRET = "s3cr3t-remote-credential-value"
 
 
 @pytest.fixture
-def remote(workspace):  # type: ignore[no-untyped-def]
+def remote(workspace):
     return provider_config_create(actor=Actor.system("t"), workspace=workspace, slug="remote",
                                   name="Remote", kind="http", credential=SECRET,
                                   url="http://127.0.0.1:9/oc-memory", health_deadline_ms=200)
@@ -122,7 +122,7 @@ class TestDelete:
         assert ProviderConfig.objects.filter(pk=remote.pk).exists()
 
     def test_the_confirmation_names_the_resources_and_namespaces_that_block_it(
-            self, client_for, resource, namespace, other_namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, resource, namespace, other_namespace) -> None:
         html = client_for("olga").get(
             reverse("providers:delete", args=["acme", "builtin"])).content.decode()
         assert "knowledge" in html and "2 namespaces" in html
@@ -140,7 +140,7 @@ class TestConnectionTest:
         assert AuditEvent.objects.filter(action="provider.test").exists()
 
     def test_its_result_is_recorded_as_a_check_and_moves_the_state(
-            self, client_for, workspace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, workspace) -> None:
         # Nothing listens on port 9 of loopback: the test fails, and the panel must say so.
         config = provider_config_create(actor=Actor.system("test"), workspace=workspace,
                                         slug="gone", name="Gone", kind="http",

@@ -24,7 +24,7 @@ DECIDE = reverse("quarantine:decide", args=["acme"])
 
 
 @pytest.fixture
-def flag(local_config, namespace):  # type: ignore[no-untyped-def]
+def flag(local_config, namespace):
     provider = provider_for(local_config)
 
     def flag(key: str = "note", content: str = HOSTILE) -> QuarantineEntry:
@@ -35,14 +35,14 @@ def flag(local_config, namespace):  # type: ignore[no-untyped-def]
     return flag
 
 
-def recall_text(local_config, namespace) -> str:  # type: ignore[no-untyped-def]
+def recall_text(local_config, namespace) -> str:
     return provider_for(local_config).recall(
         None, scope=c.Scope.of(namespace.partition_key), deadline=5).text
 
 
 class TestQueuePage:
     def test_it_shows_content_escaped_with_matches_marked_and_rules_explained(
-            self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, flag) -> None:
         entry = flag()
         page = client_for("carl").get(QUEUE).content.decode()
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -58,7 +58,7 @@ class TestQueuePage:
         assert str(rule(entry.rule_ids[0]).family).replace("'", "&#x27;") in page
         assert f"<em>{rule(entry.rule_ids[0]).category}</em>" not in page
 
-    def test_every_view_of_content_is_audited(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+    def test_every_view_of_content_is_audited(self, client_for, flag) -> None:
         entries = [flag("a"), flag("b")]
         client_for("carl").get(QUEUE)
         event = AuditEvent.objects.filter(action="quarantine.view").get()
@@ -78,7 +78,7 @@ class TestQueuePage:
             assert "Ignore all previous" not in response.content.decode()
 
     def test_the_nav_badge_counts_pending_entries_for_reviewers_only(
-            self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, flag) -> None:
         flag("a"), flag("b")
         home = reverse("workspaces:home", args=["acme"])
         assert 'title="items awaiting review">2</span>' in client_for("carl").get(home) \
@@ -86,7 +86,7 @@ class TestQueuePage:
         assert "Quarantine" not in client_for("vic").get(home).content.decode()
 
     def test_the_query_count_does_not_grow_with_the_page(self, client_for, flag,
-                                                         django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
+                                                         django_assert_max_num_queries) -> None:
         carl = client_for("carl")
         flag("a")
         carl.get(QUEUE)
@@ -101,7 +101,7 @@ class TestQueuePage:
             carl.get(QUEUE)
         assert len(many) == len(one)
 
-    def test_pages_are_keyset_paginated(self, client_for, flag, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def test_pages_are_keyset_paginated(self, client_for, flag, monkeypatch) -> None:
         monkeypatch.setattr("memadmin.quarantine.selectors.PAGE_SIZE", 2)
         for n in range(5):
             flag(f"k{n}")
@@ -124,13 +124,13 @@ class TestQueuePage:
         {"state": "everything"}, {"provider": "<script>"}, {"rule": "x" * 10_000},
         {"namespace": "not-a-uuid"}, {"cursor": "%%%"}, {"state": "pending\x00"},
     ])
-    def test_hostile_filters_get_a_clear_error(self, client_for, flag, query) -> None:  # type: ignore[no-untyped-def]
+    def test_hostile_filters_get_a_clear_error(self, client_for, flag, query) -> None:
         flag()
         response = client_for("carl").get(QUEUE, query)
         assert response.status_code in (200, 400)
         assert "<script>" not in response.content.decode().split("<main", 1)[1]
 
-    def test_a_damaged_cursor_starts_from_the_top(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+    def test_a_damaged_cursor_starts_from_the_top(self, client_for, flag) -> None:
         flag()
         response = client_for("carl").get(QUEUE, {"cursor": "bm90IGpzb24"})
         assert response.status_code == 200
@@ -139,7 +139,7 @@ class TestQueuePage:
 
 class TestDecisions:
     def test_release_returns_the_item_to_agents_and_is_audited(
-            self, client_for, flag, local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, flag, local_config, namespace) -> None:
         entry = flag()
         response = client_for("carl").post(DECIDE, {"act": f"release:{entry.pk}",
                                                     "note": "a quoted example, harmless"})
@@ -154,7 +154,7 @@ class TestDecisions:
         assert not QuarantineAllow.objects.exists()
 
     def test_release_and_allow_list_lets_the_same_bytes_through_later(
-            self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, flag) -> None:
         entry = flag()
         client_for("carl").post(DECIDE, {"act": f"allow:{entry.pk}"})
         assert QuarantineAllow.objects.get().content_hash == entry.content_hash
@@ -164,7 +164,7 @@ class TestDecisions:
         assert MemoryItem.objects.get(pk=other.id).quarantine_state == "clear"
 
     def test_purge_deletes_the_item_and_keeps_the_decision(self, client_for, flag,
-                                                           namespace) -> None:  # type: ignore[no-untyped-def]
+                                                           namespace) -> None:
         entry = flag()
         client_for("ada").post(DECIDE, {"act": f"purge:{entry.pk}", "note": "hostile"})
         assert not MemoryItem.objects.filter(pk=entry.item_ref).exists()
@@ -175,7 +175,7 @@ class TestDecisions:
         assert "Ignore all previous" not in page and entry.label in page
 
     def test_purge_of_a_frozen_item_is_refused_and_changes_nothing(
-            self, client_for, flag, resource, namespace) -> None:  # type: ignore[no-untyped-def]
+            self, client_for, flag, resource, namespace) -> None:
         entry = flag()
         memory_freeze_place(actor=SYSTEM, subject=FreezeSubject(resource, namespace,
                                                                 entry.item_ref),
@@ -188,7 +188,7 @@ class TestDecisions:
         assert not AuditEvent.objects.filter(action="quarantine.purge").exists()
 
     def test_keep_leaves_it_withheld_and_off_the_pending_list(self, client_for, flag,
-                                                              local_config, namespace) -> None:  # type: ignore[no-untyped-def]
+                                                              local_config, namespace) -> None:
         entry = flag()
         carl = client_for("carl")
         carl.post(DECIDE, {"act": f"keep:{entry.pk}"})
@@ -198,14 +198,14 @@ class TestDecisions:
         assert not carl.get(QUEUE).context["page"].rows
         assert len(carl.get(QUEUE, {"state": "kept"}).context["page"].rows) == 1
 
-    def test_bulk_on_a_selection(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+    def test_bulk_on_a_selection(self, client_for, flag) -> None:
         a, b, keep = flag("a"), flag("b"), flag("c")
         client_for("carl").post(DECIDE, {"act": "release:selected", "ids": [a.pk, b.pk]})
         states = dict(QuarantineEntry.objects.values_list("pk", "state"))
         assert (states[a.pk], states[b.pk], states[keep.pk]) == ("released", "released",
                                                                  "pending")
 
-    def test_bulk_on_the_filter(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+    def test_bulk_on_the_filter(self, client_for, flag) -> None:
         entries = [flag(f"k{n}") for n in range(3)]
         rule_id = entries[0].rule_ids[0]
         client_for("carl").post(DECIDE, {"act": "purge:matching", "rule": rule_id})
@@ -223,7 +223,7 @@ class TestDecisions:
         {},
     ])
     def test_bad_decisions_get_a_clear_error_and_change_nothing(self, client_for, flag,
-                                                                data) -> None:  # type: ignore[no-untyped-def]
+                                                                data) -> None:
         entry = flag()
         data = {k: ([str(entry.pk) if v == "{uuid}" else v for v in val]
                     if isinstance(val, list) else val) for k, val in data.items()}
@@ -234,19 +234,19 @@ class TestDecisions:
         assert not AuditEvent.objects.filter(action__startswith="quarantine.r").exists()
 
     def test_an_entry_of_another_workspace_is_not_found(self, client_for, flag,
-                                                        other_workspace) -> None:  # type: ignore[no-untyped-def]
+                                                        other_workspace) -> None:
         entry = flag()
         QuarantineEntry.objects.filter(pk=entry.pk).update(workspace=other_workspace)
         response = client_for("carl").post(DECIDE, {"act": f"release:{entry.pk}"})
         assert response.status_code == 404
 
-    def test_viewers_cannot_decide(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+    def test_viewers_cannot_decide(self, client_for, flag) -> None:
         entry = flag()
         assert client_for("vic").post(DECIDE, {"act": f"release:{entry.pk}"}).status_code == 403
         entry.refresh_from_db()
         assert entry.state == "pending"
 
-    def test_a_remote_label_is_read_only(self, client_for, flag) -> None:  # type: ignore[no-untyped-def]
+    def test_a_remote_label_is_read_only(self, client_for, flag) -> None:
         entry = flag()
         QuarantineEntry.objects.filter(pk=entry.pk).update(remote=True, item=None)
         carl = client_for("carl")
@@ -259,7 +259,7 @@ class TestDecisions:
 
 
 class TestAllowList:
-    def test_it_lists_and_removes_with_an_audit_event(self, client_for, workspace) -> None:  # type: ignore[no-untyped-def]
+    def test_it_lists_and_removes_with_an_audit_event(self, client_for, workspace) -> None:
         row = QuarantineAllow.objects.create(workspace=workspace, content_hash="a" * 64)
         carl = client_for("carl")
         assert "a" * 64 in carl.get(reverse("quarantine:allowed", args=["acme"])).content.decode()

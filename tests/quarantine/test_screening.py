@@ -23,10 +23,10 @@ CLEAN = "Our support hours are 9 to 5, Monday to Friday."
 
 
 @pytest.fixture
-def retain(local_config, namespace):  # type: ignore[no-untyped-def]
+def retain(local_config, namespace):
     provider = provider_for(local_config)
 
-    def retain(content: str, tier: str = "peers", key: str = "note",  # type: ignore[no-untyped-def]
+    def retain(content: str, tier: str = "peers", key: str = "note",
                mode: str = "replace"):
         result = provider.retain(tier, key, content, mode, operation_id=f"op-{uuid.uuid4()}",
                                  scope=c.Scope.of(namespace.partition_key), deadline=5)
@@ -34,12 +34,12 @@ def retain(local_config, namespace):  # type: ignore[no-untyped-def]
     return retain
 
 
-def test_clean_content_is_stored_clear_without_an_entry(retain) -> None:  # type: ignore[no-untyped-def]
+def test_clean_content_is_stored_clear_without_an_entry(retain) -> None:
     assert retain(CLEAN).quarantine_state == "clear"
     assert not QuarantineEntry.objects.exists()
 
 
-def test_flagged_content_is_pending_with_rules_spans_and_version(retain) -> None:  # type: ignore[no-untyped-def]
+def test_flagged_content_is_pending_with_rules_spans_and_version(retain) -> None:
     from memadmin.quarantine.scanner import RULESET_VERSION, scan
 
     item = retain(INJECTION)
@@ -53,7 +53,7 @@ def test_flagged_content_is_pending_with_rules_spans_and_version(retain) -> None
     assert entry.workspace_id == item.namespace.resource.workspace_id
 
 
-def test_an_append_is_judged_on_the_whole_text(retain) -> None:  # type: ignore[no-untyped-def]
+def test_an_append_is_judged_on_the_whole_text(retain) -> None:
     retain(CLEAN, tier="facts", key="")
     item = retain(CLEAN)
     item = retain(" " + INJECTION, mode="append")
@@ -61,7 +61,7 @@ def test_an_append_is_judged_on_the_whole_text(retain) -> None:  # type: ignore[
     assert QuarantineEntry.objects.get().content_hash == content_hash(item.content)
 
 
-def test_the_same_flagged_bytes_again_keep_one_open_entry(retain) -> None:  # type: ignore[no-untyped-def]
+def test_the_same_flagged_bytes_again_keep_one_open_entry(retain) -> None:
     retain(INJECTION)
     QuarantineEntry.objects.update(state="kept")
     retain(INJECTION + " ")  # different bytes: a new entry, the old one superseded
@@ -70,13 +70,13 @@ def test_the_same_flagged_bytes_again_keep_one_open_entry(retain) -> None:  # ty
         "pending", "superseded"]
 
 
-def test_allow_listed_content_is_not_quarantined(retain, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_allow_listed_content_is_not_quarantined(retain, workspace) -> None:
     QuarantineAllow.objects.create(workspace=workspace, content_hash=content_hash(INJECTION))
     assert retain(INJECTION).quarantine_state == "clear"
     assert retain(INJECTION + ".", key="other").quarantine_state == "pending"
 
 
-def test_an_editor_save_and_a_restore_are_scanned(retain, namespace) -> None:  # type: ignore[no-untyped-def]
+def test_an_editor_save_and_a_restore_are_scanned(retain, namespace) -> None:
     item = retain(CLEAN)
     memory_item_update(actor=OWNER, namespace=namespace, item_id=str(item.pk),
                        content=INJECTION, mode="replace", expected_revision=1)
@@ -94,7 +94,7 @@ def test_an_editor_save_and_a_restore_are_scanned(retain, namespace) -> None:  #
         == ["superseded", "pending"]
 
 
-def test_the_editor_says_a_save_was_quarantined(client_for, retain, namespace) -> None:  # type: ignore[no-untyped-def]
+def test_the_editor_says_a_save_was_quarantined(client_for, retain, namespace) -> None:
     item = retain(CLEAN)
     url = reverse("memory:item_edit", args=["acme", "knowledge", namespace.slug, item.pk])
     response = client_for("nora").post(url, {"content": INJECTION, "mode": "replace",
@@ -105,7 +105,7 @@ def test_the_editor_says_a_save_was_quarantined(client_for, retain, namespace) -
     assert "Ignore all previous" not in page  # the item page withholds it
 
 
-def test_an_import_is_scanned(client_for, namespace) -> None:  # type: ignore[no-untyped-def]
+def test_an_import_is_scanned(client_for, namespace) -> None:
     nora = client_for("nora")
     token = upload(nora, jsonl(line("peers", "bad", INJECTION), line("peers", "good", CLEAN)),
                    namespace).context["token"]
@@ -116,7 +116,7 @@ def test_an_import_is_scanned(client_for, namespace) -> None:  # type: ignore[no
     assert QuarantineEntry.objects.get().label == "peers/bad.md"
 
 
-def test_workspace_search_and_the_item_list_withhold_it(client_for, retain, namespace) -> None:  # type: ignore[no-untyped-def]
+def test_workspace_search_and_the_item_list_withhold_it(client_for, retain, namespace) -> None:
     retain(INJECTION)
     vic = client_for("vic")
     listing = vic.get(reverse("memory:items", args=["acme", "knowledge", namespace.slug]))

@@ -12,7 +12,7 @@ from tests.security.test_data_access import ROLES, SEARCH, _build, _check_gets
 
 
 @pytest.mark.django_db(transaction=True)
-def test_what_each_role_gets_back_from_search(settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_what_each_role_gets_back_from_search(settings, tmp_path) -> None:
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
         "OPTIONS": {"location": str(tmp_path)}}}

@@ -137,7 +137,7 @@ HOSTILE_SUBJECT = 'user:"><svg onload=alert(1)>'
 
 
 @pytest.fixture
-def world(workspace, local_config, resource, namespace, other_namespace, users) -> World:  # type: ignore[no-untyped-def]
+def world(workspace, local_config, resource, namespace, other_namespace, users) -> World:
     """acme/knowledge/alice with one item at revision 2 (whose content is itself hostile) and a
     quarantined one awaiting review, a remote provider with a stored credential, a job of
     alice's, an audit verification job, an allow-listed content hash, two erasure requests
@@ -431,7 +431,7 @@ BASE_CHANGES_NOTHING = {
 @pytest.mark.parametrize("target", [t for t in TARGETS if t.method == "POST" and t.touches
                                     and not t.live_db and t.id not in BASE_CHANGES_NOTHING],
                          ids=lambda t: t.id)
-def test_the_base_request_of_every_form_is_accepted(target: Target, world: World,  # type: ignore[no-untyped-def]
+def test_the_base_request_of_every_form_is_accepted(target: Target, world: World,
                                                     users, storage) -> None:
     # A base the view refuses would leave every hostile case testing only the refusal.
     client = client_as(target.user, users)
@@ -452,7 +452,7 @@ def test_the_base_request_of_every_form_is_accepted(target: Target, world: World
 
 
 @pytest.mark.parametrize("target", [t for t in TARGETS if not t.live_db], ids=lambda t: t.id)
-def test_hostile_values_in_every_field(target: Target, world: World, users,  # type: ignore[no-untyped-def]
+def test_hostile_values_in_every_field(target: Target, world: World, users,
                                        storage) -> None:
     failures = feed(target, world, users)
 
@@ -463,7 +463,7 @@ def test_hostile_values_in_every_field(target: Target, world: World, users,  # t
 # and the case cannot run inside a savepoint (it writes nothing anyway).
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("target", [t for t in TARGETS if t.live_db], ids=lambda t: t.id)
-def test_hostile_values_in_pages_that_read_on_threads(target: Target, world: World,  # type: ignore[no-untyped-def]
+def test_hostile_values_in_pages_that_read_on_threads(target: Target, world: World,
                                                       users) -> None:
     failures = feed(target, world, users, isolate=False)
 
@@ -471,7 +471,7 @@ def test_hostile_values_in_pages_that_read_on_threads(target: Target, world: Wor
 
 
 @pytest.mark.parametrize("target", JUNK_PAGES, ids=lambda t: t.id)
-def test_pages_without_inputs_ignore_hostile_parameters(target: Target, world: World,  # type: ignore[no-untyped-def]
+def test_pages_without_inputs_ignore_hostile_parameters(target: Target, world: World,
                                                         users) -> None:
     failures = feed(target, world, users)
 
@@ -479,7 +479,7 @@ def test_pages_without_inputs_ignore_hostile_parameters(target: Target, world: W
 
 
 @pytest.fixture
-def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
+def storage(settings, tmp_path):
     """Uploads of the import dry run land in a temporary directory, not in var/."""
     settings.STORAGES = {**settings.STORAGES, "default": {
         "BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -493,7 +493,7 @@ def storage(settings, tmp_path):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("digit", ["²", "³", "①", "𝟏"])
-def test_a_unicode_digit_in_the_diff_selector_is_not_a_500(world: World, client_for,  # type: ignore[no-untyped-def]
+def test_a_unicode_digit_in_the_diff_selector_is_not_a_500(world: World, client_for,
                                                           digit: str) -> None:
     url = reverse("memory:item", kwargs={k: world.kwargs[k] for k in
                                          ("slug", "resource", "namespace", "item_id")})
@@ -504,7 +504,7 @@ def test_a_unicode_digit_in_the_diff_selector_is_not_a_500(world: World, client_
 
 
 @pytest.mark.parametrize("field", ["revision", "expected"])
-def test_a_unicode_digit_in_a_restore_is_a_400(world: World, client_for, field: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_unicode_digit_in_a_restore_is_a_400(world: World, client_for, field: str) -> None:
     url = reverse("memory:item_restore", kwargs={k: world.kwargs[k] for k in
                                                  ("slug", "resource", "namespace", "item_id")})
     before = SNAPSHOTS["memory"](), AuditEvent.objects.count()
@@ -524,7 +524,7 @@ HOSTILE_NAMES = ["<script>alert(1)</script>", '" hx-get="/x" hx-trigger="load" x
                  "zz{{ 7*7 }}zz", "q\x00", "🙂" * 50, "a" * 5000]
 
 
-def test_hostile_parameter_names_are_escaped_where_echoed(world: World, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_parameter_names_are_escaped_where_echoed(world: World, client_for) -> None:
     # The browse page carries every submitted parameter into its delete-matching form.
     items = reverse("memory:items", kwargs={k: world.kwargs[k] for k in
                                             ("slug", "resource", "namespace")})
@@ -542,7 +542,7 @@ def test_hostile_parameter_names_are_escaped_where_echoed(world: World, client_f
 @pytest.mark.parametrize("name", ["<script>alert(1)</script>.jsonl", "../../../etc/passwd.jsonl",
                                   'a";b.jsonl', "x\x00.jsonl", "\u202elmnosj.exe",
                                   "🙂" * 300 + ".jsonl", "zz{{ 7*7 }}zz.jsonl", ".jsonl"])
-def test_hostile_upload_file_names(world: World, client_for, storage, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_upload_file_names(world: World, client_for, storage, name: str) -> None:
     body, content_type = multipart_raw({
         "namespace": world.namespace_pk,
         "file": File(name, b'{"tier": "facts", "key": "", "content": "x"}\n')})
@@ -561,7 +561,7 @@ def test_hostile_upload_file_names(world: World, client_for, storage, name: str)
 @pytest.mark.parametrize("header", ["Bearer <script>alert(1)</script>", "Bearer " + "a" * 10_000,
                                     "Bearer \x7f", "Bearer é", "Bearer ", "Bearer  mmt_x ",
                                     "bearer mmt_x", "Basic bW1fOng="])
-def test_hostile_metrics_tokens(world: World, workspace, header: str) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_metrics_tokens(world: World, workspace, header: str) -> None:
     _, secret = metrics_token_mint(actor=SYSTEM, workspace=workspace, name="prometheus")
     url = reverse("providers:metrics", args=["acme"])
 
@@ -575,7 +575,7 @@ def test_hostile_metrics_tokens(world: World, workspace, header: str) -> None:  
 # DESIGN.md: text with lone surrogates is refused at the boundary with a clear 400. Django
 # decodes form bodies and query strings with replacement (U+FFFD); InvalidUtf8Middleware refuses
 # them first (its own tests: tests/security/test_utf8_boundary.py).
-def test_invalid_utf8_in_a_form_body_is_refused(world: World, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_utf8_in_a_form_body_is_refused(world: World, client_for) -> None:
     url = reverse("memory:item_edit", kwargs={k: world.kwargs[k] for k in
                                               ("slug", "resource", "namespace", "item_id")})
     body = urlencode_raw({"content": Raw("caf%ED%A0%80"), "mode": "replace",
@@ -588,7 +588,7 @@ def test_invalid_utf8_in_a_form_body_is_refused(world: World, client_for) -> Non
     assert response["Content-Type"] == "text/plain; charset=utf-8"
 
 
-def test_invalid_utf8_never_reaches_the_database(world: World, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_utf8_never_reaches_the_database(world: World, client_for) -> None:
     """What the boundary's 400 protects: the stored text stays valid UTF-8."""
     url = reverse("memory:item_edit", kwargs={k: world.kwargs[k] for k in
                                               ("slug", "resource", "namespace", "item_id")})
@@ -612,7 +612,7 @@ def test_invalid_utf8_never_reaches_the_database(world: World, client_for) -> No
 ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=300)
 
 
-def test_the_search_box_takes_any_text(world: World, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_the_search_box_takes_any_text(world: World, client_for) -> None:
     items = reverse("memory:items", kwargs={k: world.kwargs[k] for k in
                                             ("slug", "resource", "namespace")})
     recall = reverse("memory:recall", kwargs={k: world.kwargs[k] for k in
@@ -630,7 +630,7 @@ def test_the_search_box_takes_any_text(world: World, client_for) -> None:  # typ
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_workspace_search_box_takes_any_text(world: World, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_the_workspace_search_box_takes_any_text(world: World, client_for) -> None:
     url = reverse("memory:search", args=["acme"])
     carl = client_for("carl")
 
@@ -654,7 +654,7 @@ def _editable(text: str, limit: int) -> bool:
     return True
 
 
-def test_the_memory_editor_takes_any_text_or_refuses_it_whole(world: World, client_for,  # type: ignore[no-untyped-def]
+def test_the_memory_editor_takes_any_text_or_refuses_it_whole(world: World, client_for,
                                                               resource) -> None:
     url = reverse("memory:item_edit", kwargs={k: world.kwargs[k] for k in
                                               ("slug", "resource", "namespace", "item_id")})

@@ -21,7 +21,7 @@ WRONG = "not the password at all"
 T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.UTC)
 
 
-def login(client: Client, username: str, password: str, ip: str = "127.0.0.1"):  # type: ignore[no-untyped-def]
+def login(client: Client, username: str, password: str, ip: str = "127.0.0.1"):
     return client.post(reverse("login"), {"username": username, "password": password},
                        REMOTE_ADDR=ip)
 
@@ -41,7 +41,7 @@ def test_the_limit_and_cool_off_are_five_and_five_minutes_by_default() -> None:
 
 
 @time_machine.travel(T0, tick=False)
-def test_the_sixth_try_is_locked_even_with_the_right_password(users) -> None:  # type: ignore[no-untyped-def]
+def test_the_sixth_try_is_locked_even_with_the_right_password(users) -> None:
     client = Client()
     # Four failures answer with the login form; the fifth uses up the limit and says so.
     assert fail(client, "vic", 4) == [200] * 4
@@ -60,7 +60,7 @@ def test_the_sixth_try_is_locked_even_with_the_right_password(users) -> None:  #
 
 
 @time_machine.travel(T0, tick=False)
-def test_an_unknown_username_gets_the_same_answers(users) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_username_gets_the_same_answers(users) -> None:
     known, unknown = Client(), Client()
     known_answers = fail(known, "vic", 6)
     unknown_answers = fail(unknown, "nobody-here", 6)
@@ -73,7 +73,7 @@ def test_an_unknown_username_gets_the_same_answers(users) -> None:  # type: igno
 
 
 @time_machine.travel(T0, tick=False)
-def test_the_lock_is_per_username_and_address(users) -> None:  # type: ignore[no-untyped-def]
+def test_the_lock_is_per_username_and_address(users) -> None:
     fail(Client(), "vic", 5, ip="203.0.113.7")
 
     assert login(Client(), "vic", PASSWORD, ip="203.0.113.7").status_code == 429
@@ -82,7 +82,7 @@ def test_the_lock_is_per_username_and_address(users) -> None:  # type: ignore[no
     assert login(Client(), "carl", PASSWORD, ip="203.0.113.7").status_code == 302
 
 
-def test_the_lock_lifts_after_the_cool_off(users) -> None:  # type: ignore[no-untyped-def]
+def test_the_lock_lifts_after_the_cool_off(users) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         fail(Client(), "vic", 5)
         clock.move_to(T0 + dt.timedelta(minutes=4, seconds=59))
@@ -97,7 +97,7 @@ def test_the_lock_lifts_after_the_cool_off(users) -> None:  # type: ignore[no-un
 
 
 @time_machine.travel(T0, tick=False)
-def test_a_successful_login_resets_the_count(users) -> None:  # type: ignore[no-untyped-def]
+def test_a_successful_login_resets_the_count(users) -> None:
     fail(Client(), "vic", 4)
     assert login(Client(), "vic", PASSWORD).status_code == 302
 
@@ -108,19 +108,19 @@ def test_a_successful_login_resets_the_count(users) -> None:  # type: ignore[no-
 
 
 @pytest.mark.parametrize("username", ["x" * 10_000, "🙂" * 200, "'; --"])
-def test_a_hostile_username_is_throttled_like_any_other(users, username: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_hostile_username_is_throttled_like_any_other(users, username: str) -> None:
     client = Client()
 
     assert fail(client, username, 6) == [200, 200, 200, 200, 429, 429]
     assert login(Client(), "vic", PASSWORD).status_code == 302  # nobody else is affected
 
 
-def test_a_nul_byte_username_is_refused_by_the_form_before_any_password_check(users) -> None:  # type: ignore[no-untyped-def]
+def test_a_nul_byte_username_is_refused_by_the_form_before_any_password_check(users) -> None:
     assert fail(Client(), "vic\x00", 7) == [200] * 7
     assert login(Client(), "vic", PASSWORD).status_code == 302
 
 
-def test_the_login_page_still_works(users) -> None:  # type: ignore[no-untyped-def]
+def test_the_login_page_still_works(users) -> None:
     client = Client()
     assert client.get(reverse("login")).status_code == 200
     response = login(client, "vic", PASSWORD)
@@ -141,7 +141,7 @@ def test_the_login_page_still_works(users) -> None:  # type: ignore[no-untyped-d
     (1, "", "10.0.0.1"),
 ])
 def test_the_client_address_is_read_behind_a_known_number_of_proxies(
-        settings, count: int, forwarded: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+        settings, count: int, forwarded: str, expected: str) -> None:
     settings.MEMADMIN_PROXY_COUNT = count
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR=forwarded)
 

@@ -27,13 +27,13 @@ def test_the_defaults_are_thirty_minutes_idle_and_twelve_hours_in_all() -> None:
     assert settings.SESSION_COOKIE_AGE == settings.MEMADMIN_SESSION_MAX_SECONDS
 
 
-def expired_to_login(response, next_url: str | None = HOME) -> bool:  # type: ignore[no-untyped-def]
+def expired_to_login(response, next_url: str | None = HOME) -> bool:
     login = reverse("login")
     expected = f"{login}?next={next_url.replace('/', '%2F')}" if next_url else login
     return response.status_code == 302 and response["Location"] == expected
 
 
-def test_an_idle_session_ends_after_thirty_minutes(client_for) -> None:  # type: ignore[no-untyped-def]
+def test_an_idle_session_ends_after_thirty_minutes(client_for) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         client = client_for("vic")  # the clocks start at login
         assert client.get(HOME).status_code == 200
@@ -52,7 +52,7 @@ def test_an_idle_session_ends_after_thirty_minutes(client_for) -> None:  # type:
         assert "expired after a period of inactivity" in page.content.decode()
 
 
-def test_an_active_session_ends_twelve_hours_after_login(client_for) -> None:  # type: ignore[no-untyped-def]
+def test_an_active_session_ends_twelve_hours_after_login(client_for) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         client = client_for("vic")  # the clocks start at login
         for step in range(0, 12 * 60, 20):
@@ -66,7 +66,7 @@ def test_an_active_session_ends_twelve_hours_after_login(client_for) -> None:  #
         assert "maximum length" in client.get(response["Location"]).content.decode()
 
 
-def test_an_htmx_request_gets_a_client_redirect_not_a_login_fragment(client_for) -> None:  # type: ignore[no-untyped-def]
+def test_an_htmx_request_gets_a_client_redirect_not_a_login_fragment(client_for) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         client = client_for("vic")  # the clocks start at login
         client.get(HOME)
@@ -79,7 +79,7 @@ def test_an_htmx_request_gets_a_client_redirect_not_a_login_fragment(client_for)
         assert b"<form" not in response.content
 
 
-def test_an_expired_post_is_not_served(client_for, workspace) -> None:  # type: ignore[no-untyped-def]
+def test_an_expired_post_is_not_served(client_for, workspace) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         client = client_for("ada")
         client.get(HOME)
@@ -92,7 +92,7 @@ def test_an_expired_post_is_not_served(client_for, workspace) -> None:  # type: 
         assert workspace.name == "Acme"
 
 
-def test_the_last_seen_stamp_is_written_at_most_once_a_minute(client_for) -> None:  # type: ignore[no-untyped-def]
+def test_the_last_seen_stamp_is_written_at_most_once_a_minute(client_for) -> None:
     with time_machine.travel(T0, tick=False) as clock:
         client = client_for("vic")  # the clocks start at login
         client.get(HOME)
@@ -109,7 +109,7 @@ def test_the_last_seen_stamp_is_written_at_most_once_a_minute(client_for) -> Non
     assert SEEN_RESOLUTION == 60
 
 
-def test_the_first_page_after_login_writes_no_session(client_for) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_page_after_login_writes_no_session(client_for) -> None:
     client = client_for("vic")
     with CaptureQueriesContext(connection) as queries:
         assert client.get(HOME).status_code == 200
@@ -126,7 +126,7 @@ def test_the_first_page_after_login_writes_no_session(client_for) -> None:  # ty
     "/w/acme/r/knowledge/n/alice/export.jsonl", "/w/acme/audit/", "/w/acme/audit/export.csv",
     "/w/acme/members/", "/", "/w/acme/nope/",
 ])
-def test_every_page_and_download_of_a_logged_in_user_is_no_store(client_for, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_and_download_of_a_logged_in_user_is_no_store(client_for, url: str) -> None:
     response = client_for("ada").get(url)
 
     assert response["Cache-Control"] == "no-store", (url, response.status_code)

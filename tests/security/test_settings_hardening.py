@@ -63,7 +63,7 @@ def test_the_old_session_variable_is_refused_with_its_replacement_named() -> Non
     ("ada", "/w/acme/audit/"),
     ("ada", "/w/acme/settings/"),
 ])
-def test_real_pages_carry_a_strict_csp(client_for, who: str | None, url: str) -> None:  # type: ignore[no-untyped-def]
+def test_real_pages_carry_a_strict_csp(client_for, who: str | None, url: str) -> None:
     response = client_for(who).get(url)
     assert response.status_code == 200
     policy = response["Content-Security-Policy"]

@@ -35,7 +35,7 @@ def totp(secret_b32: str, at: dt.datetime, step: int = 30, digits: int = 6) -> s
     return str(code).zfill(digits)
 
 
-def login(client: Client, username: str, password: str = PASSWORD):  # type: ignore[no-untyped-def]
+def login(client: Client, username: str, password: str = PASSWORD):
     return client.post(reverse("login"), {"username": username, "password": password})
 
 
@@ -50,7 +50,7 @@ def enrol(client: Client, at: dt.datetime) -> tuple[str, list[str]]:
 
 
 @pytest.fixture
-def privileged(settings):  # type: ignore[no-untyped-def]
+def privileged(settings):
     settings.MEMADMIN_2FA_REQUIRED = "privileged"
 
 

@@ -71,27 +71,27 @@ def assert_refused(response: HttpResponse, view: Recorder, where: str) -> None:
 
 
 @pytest.mark.parametrize("encoded", INVALID.values(), ids=INVALID.keys())
-def test_an_undecodable_query_value_is_refused(middleware, view, encoded: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_undecodable_query_value_is_refused(middleware, view, encoded: str) -> None:
     response = middleware(RequestFactory().get(f"/w/acme/?q={encoded}&page=2"))
 
     assert_refused(response, view, "query string")
 
 
 @pytest.mark.parametrize("encoded", INVALID.values(), ids=INVALID.keys())
-def test_an_undecodable_form_value_is_refused(middleware, view, encoded: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_undecodable_form_value_is_refused(middleware, view, encoded: str) -> None:
     request = RequestFactory().post("/w/acme/x/", data=f"a=1&content={encoded}",
                                     content_type=FORM)
 
     assert_refused(middleware(request), view, "form data")
 
 
-def test_an_undecodable_parameter_name_is_refused(middleware, view) -> None:  # type: ignore[no-untyped-def]
+def test_an_undecodable_parameter_name_is_refused(middleware, view) -> None:
     assert_refused(middleware(RequestFactory().get("/?%ED%A0%80=1")), view, "query string")
     request = RequestFactory().post("/", data="%FF=1", content_type=FORM)
     assert_refused(middleware(request), view, "form data")
 
 
-def test_raw_bytes_in_the_query_string_are_refused(middleware, view) -> None:  # type: ignore[no-untyped-def]
+def test_raw_bytes_in_the_query_string_are_refused(middleware, view) -> None:
     # A client that does not percent-encode: WSGI hands the bytes over as ISO-8859-1 text.
     request = RequestFactory().get("/")
     request.META["QUERY_STRING"] = b"q=caf\xed\xa0\x80".decode("iso-8859-1")
@@ -99,7 +99,7 @@ def test_raw_bytes_in_the_query_string_are_refused(middleware, view) -> None:  #
     assert_refused(middleware(request), view, "query string")
 
 
-def test_an_htmx_request_gets_the_same_plain_answer(middleware, view) -> None:  # type: ignore[no-untyped-def]
+def test_an_htmx_request_gets_the_same_plain_answer(middleware, view) -> None:
     request = RequestFactory().post("/", data="content=%ED%A0%80", content_type=FORM,
                                     headers={"HX-Request": "true"})
 
@@ -107,7 +107,7 @@ def test_an_htmx_request_gets_the_same_plain_answer(middleware, view) -> None:  
 
 
 @pytest.mark.parametrize("encoded", VALID.values(), ids=VALID.keys())
-def test_valid_text_reaches_the_view_unchanged(middleware, view, encoded: str) -> None:  # type: ignore[no-untyped-def]
+def test_valid_text_reaches_the_view_unchanged(middleware, view, encoded: str) -> None:
     get = RequestFactory().get(f"/?q={encoded}")
     post = RequestFactory().post(f"/?q={encoded}", data=f"content={encoded}", content_type=FORM)
 
@@ -117,7 +117,7 @@ def test_valid_text_reaches_the_view_unchanged(middleware, view, encoded: str) -
     assert get.GET["q"] == post.POST["content"]  # the view still reads the form
 
 
-def test_a_declared_charset_is_the_one_checked(middleware, view) -> None:  # type: ignore[no-untyped-def]
+def test_a_declared_charset_is_the_one_checked(middleware, view) -> None:
     # Django decodes the query string in the charset the request's Content-Type declares:
     # every byte is ISO-8859-1 text, so there is nothing to refuse. (A urlencoded body in any
     # charset but UTF-8 Django refuses by itself with a 400.)
@@ -127,7 +127,7 @@ def test_a_declared_charset_is_the_one_checked(middleware, view) -> None:  # typ
     assert request.GET["q"] == "caf\xe9\xff"
 
 
-def test_multipart_bodies_are_not_read_into_memory(middleware, view, settings) -> None:  # type: ignore[no-untyped-def]
+def test_multipart_bodies_are_not_read_into_memory(middleware, view, settings) -> None:
     # With a 1 KiB in-memory cap, reading the body here would raise RequestDataTooBig; the
     # upload must reach the view's handlers, undecodable bytes and all.
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
@@ -140,14 +140,14 @@ def test_multipart_bodies_are_not_read_into_memory(middleware, view, settings) -
     assert isinstance(upload, UploadedFile) and upload.size == 100_000
 
 
-def test_an_oversized_form_is_left_to_django(middleware, view, settings) -> None:  # type: ignore[no-untyped-def]
+def test_an_oversized_form_is_left_to_django(middleware, view, settings) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
     request = RequestFactory().post("/", data="content=" + "%FF" * 1000, content_type=FORM)
 
     assert middleware(request).content == b"view"  # the view reading request.POST gets the 400
 
 
-def test_other_bodies_and_methods_are_not_read(middleware, view) -> None:  # type: ignore[no-untyped-def]
+def test_other_bodies_and_methods_are_not_read(middleware, view) -> None:
     json_post = RequestFactory().post("/", data=b'{"a": "\xff"}', content_type="application/json")
     put = RequestFactory().put("/", data="content=%FF", content_type=FORM)
 
@@ -155,7 +155,7 @@ def test_other_bodies_and_methods_are_not_read(middleware, view) -> None:  # typ
     assert middleware(put).content == b"view"
 
 
-def test_the_agent_endpoint_is_left_alone(middleware, view, settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_agent_endpoint_is_left_alone(middleware, view, settings) -> None:
     endpoint = "/" + settings.MEMADMIN_ENDPOINT_PATH
     for path in (endpoint, endpoint + "/"):
         request = RequestFactory().post(f"{path}?x=%FF", data="a=%FF", content_type=FORM)
@@ -172,7 +172,7 @@ def test_the_agent_endpoint_is_left_alone(middleware, view, settings) -> None:  
 
 
 @pytest.fixture
-def item(local_config, namespace) -> Any:  # type: ignore[no-untyped-def]
+def item(local_config, namespace) -> Any:
     made = provider_for(local_config).retain(
         "facts", "", "before", "replace", operation_id="utf8-item",
         scope=c.Scope.of(namespace.partition_key), deadline=5)
@@ -180,7 +180,7 @@ def item(local_config, namespace) -> Any:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db
-def test_an_undecodable_edit_changes_nothing(client_for, item) -> None:  # type: ignore[no-untyped-def]
+def test_an_undecodable_edit_changes_nothing(client_for, item) -> None:
     url = reverse("memory:item_edit", args=["acme", "knowledge", "alice", item.id])
     before = AuditEvent.objects.count()
     for htmx in (False, True):
@@ -197,7 +197,7 @@ def test_an_undecodable_edit_changes_nothing(client_for, item) -> None:  # type:
 
 
 @pytest.mark.django_db
-def test_an_undecodable_search_is_refused_before_the_login_check(users) -> None:  # type: ignore[no-untyped-def]
+def test_an_undecodable_search_is_refused_before_the_login_check(users) -> None:
     url = reverse("memory:search", args=["acme"])
 
     anonymous = Client().get(f"{url}?q=%ED%A0%80")
@@ -208,7 +208,7 @@ def test_an_undecodable_search_is_refused_before_the_login_check(users) -> None:
 
 
 @pytest.mark.django_db
-def test_the_endpoint_answers_its_own_json_error(users) -> None:  # type: ignore[no-untyped-def]
+def test_the_endpoint_answers_its_own_json_error(users) -> None:
     url = reverse("endpoint:endpoint")
 
     response = Client().post(f"{url}?x=%FF", data=b'{"operation": "\xed\xa0\x80"}',
@@ -220,7 +220,7 @@ def test_the_endpoint_answers_its_own_json_error(users) -> None:  # type: ignore
 
 
 @pytest.mark.django_db
-def test_a_csrf_failure_is_not_masked(users) -> None:  # type: ignore[no-untyped-def]
+def test_a_csrf_failure_is_not_masked(users) -> None:
     # The boundary check runs first, but valid text still meets every later check.
     client = Client(enforce_csrf_checks=True)
     client.force_login(users["alice"])

@@ -24,7 +24,7 @@ SETTINGS = {"subject_request_due_days": "30", "health_retention_days": "14"}
 
 
 @pytest.fixture
-def ed(users, workspace):  # type: ignore[no-untyped-def]
+def ed(users, workspace):
     """A second admin."""
     user = User.objects.create_user("ed", "ed@example.com", "x")
     role_grant(actor=SYSTEM, workspace=workspace, user=user, role="admin")
@@ -36,7 +36,7 @@ def settings_url() -> str:
     return reverse("workspaces:settings", args=["acme"])
 
 
-def ask_off(client) -> WorkspaceSettingChange:  # type: ignore[no-untyped-def]
+def ask_off(client) -> WorkspaceSettingChange:
     response = client.post(settings_url(), SETTINGS)  # the checkbox unticked
     assert response.status_code == 302
     return WorkspaceSettingChange.objects.get(state="pending")

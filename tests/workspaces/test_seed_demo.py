@@ -41,7 +41,7 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
-def demo_settings(settings):  # type: ignore[no-untyped-def]
+def demo_settings(settings):
     settings.MEMADMIN_DEMO_PASSWORD = PASSWORD
     # Six users hashed per run with the real hasher would dominate the suite's runtime.
     settings.PASSWORD_HASHERS = FAST_HASHERS
@@ -281,7 +281,7 @@ class TestSeedDemo:
         assert access.can(second, "subject_requests", waiting.workspace)
         assert waiting.requested_by != second
 
-    def test_it_resets_the_demo_users_passwords(self, settings) -> None:  # type: ignore[no-untyped-def]
+    def test_it_resets_the_demo_users_passwords(self, settings) -> None:
         settings.MEMADMIN_DEMO_PASSWORD = "another demo password"
 
         seed_demo()
@@ -292,7 +292,7 @@ class TestSeedDemo:
 
 @pytest.mark.django_db
 class TestSeedDemoPreconditions:
-    def test_it_refuses_without_a_demo_password(self, settings) -> None:  # type: ignore[no-untyped-def]
+    def test_it_refuses_without_a_demo_password(self, settings) -> None:
         settings.MEMADMIN_DEMO_PASSWORD = ""
 
         with pytest.raises(CommandError, match="set MEMADMIN_DEMO_PASSWORD to seed demo users"):

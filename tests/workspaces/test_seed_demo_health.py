@@ -14,7 +14,7 @@ from memadmin.providers.models import HealthCheck, MaintenanceWindow, ProviderCo
 pytestmark = pytest.mark.django_db
 
 
-def test_it_seeds_providers_history_incidents_and_maintenance_once(workspace, client_for) -> None:  # type: ignore[no-untyped-def]
+def test_it_seeds_providers_history_incidents_and_maintenance_once(workspace, client_for) -> None:
     created: list[str] = []
     written = seed_health(workspace, Actor.system("test"), created)
 

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")
 
 
-def actions(workspace) -> list[str]:  # type: ignore[no-untyped-def]
+def actions(workspace) -> list[str]:
     return list(AuditEvent.objects.filter(workspace_id=workspace.pk)
                 .order_by("seq").values_list("action", flat=True))
 

@@ -196,11 +196,11 @@ class TestAdminCredentialOnTheWire:
     review screen: an admin credential carries them only where the workspace enables it."""
 
     @pytest.fixture
-    def admin(self, workspace) -> str:  # type: ignore[no-untyped-def]
+    def admin(self, workspace) -> str:
         return admin_credential_mint(actor=SYSTEM, workspace=workspace, name="remote")[1]
 
     @staticmethod
-    def call(token: str, operation: str, partition: str, **fields):  # type: ignore[no-untyped-def]
+    def call(token: str, operation: str, partition: str, **fields):
         body = {"version": 1, "operation": operation, "operationId": f"op-{operation}-"
                 f"{timezone.now().timestamp()}",
                 "deadlineAt": (timezone.now() + dt.timedelta(seconds=30)).isoformat(),

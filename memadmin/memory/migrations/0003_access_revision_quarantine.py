@@ -10,7 +10,7 @@ import hashlib
 from django.db import migrations, models
 
 
-def mark_flagged_revisions(apps, schema_editor):  # type: ignore[no-untyped-def]
+def mark_flagged_revisions(apps, schema_editor):
     revision_model = apps.get_model("memory", "MemoryRevision")
     entry_model = apps.get_model("quarantine", "QuarantineEntry")
     flagged: dict[object, set[str]] = {}
