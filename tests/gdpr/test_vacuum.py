@@ -64,3 +64,24 @@ def test_it_is_a_scheduled_duty_and_a_command(settings) -> None:
     out = StringIO()
     call_command("vacuum_erased", "--force", stdout=out)
     assert out.getvalue().startswith("vacuumed: ")
+
+
+def test_tables_the_role_may_not_vacuum_are_named_not_reported_vacuumed(workspace) -> None:
+    """On PostgreSQL 15 only a table's owner (or a superuser) may VACUUM it; anyone else gets a
+    warning and nothing happens. The duty must say so, not report those tables vacuumed."""
+    role = f"vacuum_probe_{connection.settings_dict['NAME']}"[:63]
+    quoted = connection.ops.quote_name(role)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP ROLE IF EXISTS {quoted}")
+        cursor.execute(f"CREATE ROLE {quoted} NOLOGIN")
+        cursor.execute(f"GRANT SELECT ON gdpr_subjectrequest TO {quoted}")
+        cursor.execute(f"SET ROLE {quoted}")
+    try:
+        outcome = vacuum_after_erasures(force=True)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")
+            cursor.execute(f"REVOKE ALL ON gdpr_subjectrequest FROM {quoted}")
+            cursor.execute(f"DROP ROLE {quoted}")
+    assert outcome["vacuumed"] == []
+    assert outcome["not_permitted"] == erasure_tables()

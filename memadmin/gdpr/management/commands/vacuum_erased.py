@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.gdpr.services import vacuum_after_erasures
 
@@ -26,4 +26,7 @@ class Command(BaseCommand):
         if "skipped" in result:
             self.stdout.write(f"skipped: {result['skipped']}")
         else:
-            self.stdout.write("vacuumed: " + ", ".join(result["vacuumed"]))
+            self.stdout.write("vacuumed: " + (", ".join(result["vacuumed"]) or "none"))
+        if result.get("not_permitted"):
+            raise CommandError("not vacuumed (this database role does not own them): "
+                               + ", ".join(result["not_permitted"]))
