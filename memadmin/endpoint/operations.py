@@ -89,6 +89,8 @@ class Request:
         self.deadline = deadline
         if caller.is_agent and self.operation not in wire.AGENT_OPERATIONS:
             raise c.Forbidden("agent tokens may only recall, observe and use tools")
+        if caller.is_agent:
+            _schema_check(body, "AgentEnvelope")  # an agent names its one partition
         if self.operation in wire.AGENT_ONLY_OPERATIONS and not caller.is_agent:
             raise c.Forbidden(f"{self.operation} is for agent tokens")
         _schema_check(body, _request_def(self.operation))

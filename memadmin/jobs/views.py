@@ -28,7 +28,10 @@ from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
 
 #: Kinds that belong to a subject request (``params["request"]``): the request's rules apply.
-REQUEST_KINDS = frozenset({"subject_request_run"})
+REQUEST_KINDS = frozenset({"subject_request_run", "subject_request_preview"})
+#: Of those, the request's run: cancelled through the request (its state machine and audit);
+#: a preview only reads, and is cancelled as a job.
+REQUEST_RUN_KINDS = frozenset({"subject_request_run"})
 #: The capability a job's starter must still hold (for namespace jobs: in every namespace the
 #: job works on). A kind not listed here is an admin's.
 KIND_CAPABILITY = {
@@ -169,7 +172,7 @@ def job_detail(request: AuthenticatedHttpRequest, job_id: UUID) -> HttpResponse:
 @login_required
 def job_cancel_view(request: AuthenticatedHttpRequest, job_id: UUID) -> HttpResponse:
     job = _get_job(request, job_id)
-    if job.kind in REQUEST_KINDS:
+    if job.kind in REQUEST_RUN_KINDS:
         _cancel_request_job(request, job)
     else:
         job_cancel(actor=Actor.of(request.user), job=job)

@@ -442,6 +442,9 @@ class HttpProvider(c.Provider):
         operation_id: str, actor: str = "system", scope: c.Scope, deadline: float,
         expires_at: Any = c.KEEP,
     ) -> c.RetainResult:
+        # JSON Schema's "integer" takes 1.0: refuse a float here, as the other kinds do.
+        if not isinstance(expected_revision, int) or isinstance(expected_revision, bool):
+            raise c.InvalidRequest("expected_revision must be a whole number")
         fields = wire.expiry_to_wire(expires_at, {"id": item_id, "content": content,
                                                   "mode": mode,
                                                   "expectedRevision": expected_revision})

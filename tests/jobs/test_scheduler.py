@@ -15,7 +15,7 @@ def test_it_runs_every_apps_registered_duty() -> None:
     assert names == {"poll provider health", "expire health history", "reap jobs",
                      "worker heartbeat", "expire operation records", "expire export files",
                      "subject request upkeep", "apply retention policies",
-                     "delete expired items",
+                     "delete expired items", "deliver memory events", "expire the webhook log",
                      "anchor audit chains", "vacuum after erasures"}
 
 
