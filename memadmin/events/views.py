@@ -9,7 +9,6 @@ from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -17,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memadmin.audit.services import Actor
 from memadmin.events import forms, selectors, services
 from memadmin.events.models import EVENT_TYPES, WebhookEndpoint
+from memadmin.lib.forms import apply_service
 from memadmin.lib.http import AuthenticatedHttpRequest
 from memadmin.workspaces import access
 from memadmin.workspaces.context import ws_context
@@ -36,18 +36,6 @@ def _endpoint(request: AuthenticatedHttpRequest, slug: str,
         raise Http404("not found")
     return endpoint
 
-
-def _apply(form: Any, call: Any) -> Any:
-    """Run a service; its ValidationErrors become form errors. None when it failed."""
-    try:
-        return call()
-    except ValidationError as exc:
-        if hasattr(exc, "error_dict"):
-            for field, errors in exc.error_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            form.add_error(None, exc)
-        return None
 
 
 def _list_page(request: AuthenticatedHttpRequest, workspace: Any, form: Any = None,
@@ -79,7 +67,7 @@ def endpoint_list(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
 def endpoint_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = _workspace(request, slug)
     form = forms.EndpointCreateForm(request.POST)
-    created = form.is_valid() and _apply(form, lambda: services.webhook_endpoint_create(
+    created = form.is_valid() and apply_service(form, lambda: services.webhook_endpoint_create(
         actor=Actor.of(request.user), workspace=workspace, **form.cleaned_data))
     if not created:
         return _list_page(request, workspace, form, status=400)
@@ -106,7 +94,7 @@ def endpoint_edit(request: AuthenticatedHttpRequest, slug: str,
     form = forms.EndpointForm(request.POST, initial=forms.initial_of(endpoint))
     if form.is_valid():
         changes = {name: form.cleaned_data[name] for name in form.changed_data}
-        if not changes or _apply(form, lambda: services.webhook_endpoint_update(
+        if not changes or apply_service(form, lambda: services.webhook_endpoint_update(
                 actor=Actor.of(request.user), endpoint=endpoint, **changes)) is not None:
             messages.success(request, "Endpoint saved." if changes else "Nothing changed.")
             return redirect("events:endpoint", endpoint.workspace.slug, endpoint.pk)

@@ -23,3 +23,19 @@ class FormRenderer(DjangoTemplates):
             "NAME": "memadmin-forms",
             "OPTIONS": {},
         })
+
+
+def apply_service(form: Any, call: Any) -> Any:
+    """Run a service for ``form``; its ValidationErrors become the form's errors (on the field
+    they name, else the form). Returns the service's result, or None when it failed."""
+    from django.core.exceptions import ValidationError
+
+    try:
+        return call()
+    except ValidationError as exc:
+        if hasattr(exc, "error_dict"):
+            for field, errors in exc.error_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            form.add_error(None, exc)
+        return None

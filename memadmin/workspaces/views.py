@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memadmin.audit.services import Actor
 from memadmin.jobs.services import job_create
+from memadmin.lib.forms import apply_service
 from memadmin.lib.http import AuthenticatedHttpRequest, posted
 from memadmin.memory import retention
 from memadmin.workspaces import access, forms, selectors, services
@@ -29,25 +30,13 @@ def _in_workspace(model: Any, workspace: Any, pk: Any) -> Any:
     return row
 
 
-def _apply(form: Any, call: Any) -> Any:
-    """Run a service; its ValidationErrors become form errors. Returns None when it failed."""
-    try:
-        return call()
-    except ValidationError as exc:
-        if hasattr(exc, "error_dict"):
-            for field, errors in exc.error_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
-        else:
-            form.add_error(None, exc)
-        return None
-
 
 def _edit_saved(form: Any, obj: Any, update: Any) -> bool:
     """Save an edit form's changed fields through ``update(**changes)`` (a service); False
     when the service refused them (its errors are on the form). Nothing changed is saved."""
     changes = {f: form.cleaned_data[f] for f in form.changed_data}
     obj.refresh_from_db()
-    return not changes or _apply(form, lambda: update(**changes)) is not None
+    return not changes or apply_service(form, lambda: update(**changes)) is not None
 
 
 @require_GET
@@ -107,7 +96,7 @@ def workspace_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpResp
         if asked:
             # Loosening four eyes waits for a second admin; the rest is saved now.
             del changes["four_eyes_erasure"]
-        if changes and _apply(form, lambda: services.workspace_update_settings(
+        if changes and apply_service(form, lambda: services.workspace_update_settings(
                 actor=Actor.of(request.user), workspace=workspace, **changes)) is None:
             return _settings_page(request, workspace, form, status=400)
         if asked:
@@ -193,7 +182,7 @@ def alert_add(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     workspace = access.get_workspace(request.user, slug, "manage_workspace")
     form = forms.AlertTargetForm(request.POST)
     settings_form = forms.WorkspaceSettingsForm(instance=workspace)
-    if form.is_valid() and _apply(form, lambda: services.alert_target_add(
+    if form.is_valid() and apply_service(form, lambda: services.alert_target_add(
             actor=Actor.of(request.user), workspace=workspace, **form.cleaned_data)) is not None:
         messages.success(request, "Alert target added.")
         return redirect("workspaces:settings", workspace.slug)
@@ -391,7 +380,7 @@ def resource_create(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
     form = forms.ResourceForm(posted(request), workspace=workspace)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
-        created = _apply(form, lambda: services.resource_create(
+        created = apply_service(form, lambda: services.resource_create(
             actor=Actor.of(request.user), workspace=workspace, **data))
         if created is not None:
             messages.success(request, f"Resource {created.slug} created.")
@@ -446,7 +435,7 @@ def namespace_create(request: AuthenticatedHttpRequest, slug: str, resource: str
         if key and obj.provider.kind == "local":
             form.add_error("partition_key", "Built-in namespaces always use the derived key.")
         else:
-            created = _apply(form, lambda: services.namespace_create(
+            created = apply_service(form, lambda: services.namespace_create(
                 actor=Actor.of(request.user), resource=obj, partition_key=key, **data))
             if created is not None:
                 messages.success(request, f"Namespace {created.slug} created.")
