@@ -12,6 +12,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
+from memadmin.lib.crypto import EncryptedTextField
+
 SLUG_RE = r"^[A-Za-z0-9_-]{1,128}$"
 slug_validator = RegexValidator(SLUG_RE, "Use 1-128 letters, digits, hyphens or underscores.")
 
@@ -263,18 +265,51 @@ def apprise_plugin(url: str) -> Any:
         return None
 
 
+def alert_target_digest(kind: str, target: str) -> str:
+    """What makes an alert target unique in its workspace without storing it in clear: the
+    sha256 of kind and URL (an encrypted column cannot be compared)."""
+    return hashlib.sha256(f"{kind}\n{target}".encode()).hexdigest()
+
+
+def alert_target_display(kind: str, target: str) -> str:
+    """What pages show of a target. URLs carry the secret that lets anyone post to the channel
+    (a Slack or Teams webhook's path, an Apprise token), so an Apprise URL is shown as Apprise's
+    own privacy rendering and a webhook as its origin only; an e-mail address as it is."""
+    if kind == "email":
+        return target
+    if kind == "apprise":
+        plugin = apprise_plugin(target)
+        return plugin.url(privacy=True) if plugin is not None else "(invalid Apprise URL)"
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(target)
+        port = parts.port
+    except ValueError:
+        return "(invalid URL)"
+    origin = f"{parts.scheme}://{parts.hostname or ''}{f':{port}' if port else ''}/"
+    hidden = parts.path not in ("", "/") or parts.query or parts.fragment
+    return origin + ("…" if hidden else "")
+
+
 class AlertTarget(models.Model):
+    """Where health alerts go. ``target`` is a credential (see ``alert_target_display``): it is
+    encrypted at rest and never rendered; ``target_display`` is the masked form pages show and
+    ``target_digest`` keeps targets unique per workspace."""
+
     KIND_CHOICES = [("apprise", "Apprise URL"), ("webhook", "Webhook (JSON POST)"),
                     ("email", "Email")]
+    TARGET_MAX_LENGTH = 1000
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE,
                                   related_name="alert_targets")
     kind = models.CharField(max_length=10, choices=KIND_CHOICES)
-    target = models.CharField(
-        max_length=1000,
+    target = EncryptedTextField(
         help_text="An Apprise URL (slack://, msteams://, discord://, pagerduty://, opsgenie://, "
                   "ntfy://, tgram://, mailto://, json:// …), a webhook URL or an email address.")
+    target_digest = models.CharField(max_length=64, editable=False)
+    target_display = models.CharField(max_length=1000, editable=False)
     enabled = models.BooleanField(default=True)
     on_degraded = models.BooleanField(
         default=False, help_text="Also alert when a provider becomes degraded (and recovers).")
@@ -285,24 +320,36 @@ class AlertTarget(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["workspace", "kind", "target"],
-                                    name="alert_target_unique"),
+            models.UniqueConstraint(fields=["workspace", "kind", "target_digest"],
+                                    name="alert_target_unique_digest",
+                                    violation_error_message="This alert target already exists "
+                                                            "in the workspace."),
             models.CheckConstraint(condition=models.Q(kind__in=["apprise", "webhook", "email"]),
                                    name="alert_target_kind_v2"),
         ]
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self._derive()
+        super().save(*args, **kwargs)
+
     @property
     def display_target(self) -> str:
-        """What pages show: an Apprise URL with its tokens and passwords masked (Apprise's own
-        privacy rendering), never the secret parts."""
-        if self.kind != "apprise":
-            return self.target
-        plugin = apprise_plugin(self.target)
-        return plugin.url(privacy=True) if plugin is not None else "(invalid Apprise URL)"
+        """What pages show: never the secret parts of the URL."""
+        return self.target_display
+
+    def _derive(self) -> None:
+        self.target_digest = alert_target_digest(self.kind, self.target)
+        self.target_display = alert_target_display(self.kind, self.target)[:1000]
+
+    def clean_fields(self, exclude: Any = None) -> None:
+        self._derive()      # so the unique check in validate_constraints sees the digest
+        super().clean_fields(exclude)
 
     def clean(self) -> None:
         from django.core.validators import EmailValidator, URLValidator
 
+        if len(self.target) > self.TARGET_MAX_LENGTH:
+            raise ValidationError({"target": f"At most {self.TARGET_MAX_LENGTH} characters."})
         if self.kind == "apprise":
             if apprise_plugin(self.target) is None:
                 raise ValidationError({"target": "Apprise does not recognise this URL; see "
