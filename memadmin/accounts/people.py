@@ -40,8 +40,9 @@ def _page(request: AuthenticatedHttpRequest, workspace: Any, form: Any = None, *
                                               for u, r in access.members(workspace)}
     for user, namespace in access.namespace_owners(workspace):
         rows.setdefault(user.pk, (user, []))[1].append(f"owner of {namespace.slug}")
-    people = [(user, roles, services.may_manage_account(request.user, user))
-              for user, roles in sorted(rows.values(), key=lambda row: row[0].username)]
+    listed = sorted(rows.values(), key=lambda row: row[0].username)
+    manageable = services.manageable_accounts(request.user, [user for user, _ in listed])
+    people = [(user, roles, user.pk in manageable) for user, roles in listed]
     return render(request, "accounts/people.html", ws_context(
         request, workspace, tab="members", form=form or AccountForm(),
         people=people, link=link), status=status)

@@ -37,12 +37,23 @@ def password_link_path(user: Any) -> str:
 
 
 def may_manage_account(actor_user: Any, target: Any) -> bool:
+    """Whether the actor administers every workspace the target belongs to (never themself,
+    never a superuser unless the actor is one)."""
+    return target.pk in manageable_accounts(actor_user, [target])
+
+
+def manageable_accounts(actor_user: Any, targets: list[Any]) -> set[Any]:
+    """The pks of ``targets`` that ``actor_user`` may manage (``may_manage_account`` for each),
+    in a fixed number of queries: the people page lists everyone at once."""
     if actor_user.is_superuser:
-        return actor_user.pk != target.pk
-    if target.is_superuser or actor_user.pk == target.pk:
-        return False
-    theirs = access.member_workspaces(target)
-    return all(access.can(actor_user, "manage_members", w) for w in theirs)
+        return {t.pk for t in targets if t.pk != actor_user.pk}
+    candidates = [t for t in targets if not t.is_superuser and t.pk != actor_user.pk]
+    theirs = access.member_workspace_ids(candidates)
+    wanted = set().union(*theirs.values()) if theirs else set()
+    access.prime_workspace_roles(actor_user, wanted)
+    managed = {w.pk for w in Workspace.objects.filter(pk__in=wanted)
+               if access.can(actor_user, "manage_members", w)}
+    return {t.pk for t in candidates if theirs[t.pk] <= managed}
 
 
 def _require(actor: Actor, target: Any) -> None:

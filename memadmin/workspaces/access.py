@@ -77,6 +77,28 @@ def workspace_roles(user: User, workspace: Workspace) -> frozenset[str]:
     return cache[workspace.pk]
 
 
+def prime_workspace_roles(user: User, workspace_pks: Iterable[Any]) -> None:
+    """Fill ``workspace_roles``'s cache for many workspaces in one query (a page that checks a
+    capability in each of them then asks nothing more)."""
+    if not user.is_authenticated or not user.is_active:
+        return
+    cache: dict[Any, frozenset[str]] = user.__dict__.setdefault("_memadmin_roles", {})
+    wanted = [pk for pk in workspace_pks if pk not in cache]
+    if not wanted:
+        return
+    direct = WorkspaceUserObjectPermission.objects.filter(
+        user=user, content_object_id__in=wanted
+    ).values_list("content_object_id", "permission__codename")
+    grouped = WorkspaceGroupObjectPermission.objects.filter(
+        group__user=user, content_object_id__in=wanted
+    ).values_list("content_object_id", "permission__codename")
+    found: dict[Any, set[str]] = {pk: set() for pk in wanted}
+    for workspace_id, code in direct.union(grouped):
+        found.setdefault(workspace_id, set()).add(code.removeprefix("role_"))
+    for pk, codes in found.items():
+        cache[pk] = frozenset(codes)
+
+
 def _owned_namespace_filter(user: Account) -> Q:
     direct = NamespaceUserObjectPermission.objects.filter(
         user=user, content_object=OuterRef("pk"), permission__codename="role_owner")
@@ -136,6 +158,34 @@ def member_workspaces(user: Account) -> QuerySet[Workspace]:
     owned = Namespace.objects.filter(_owned_namespace_filter(user),
                                      resource__workspace=OuterRef("pk"))
     return Workspace.objects.filter(Q(Exists(direct)) | Q(Exists(grouped)) | Q(Exists(owned)))
+
+
+def member_workspace_ids(users: Iterable[Account]) -> dict[Any, set[Any]]:
+    """``member_workspaces`` for many accounts at once, as {user pk: {workspace pk}}: three
+    queries however many accounts (direct roles, roles through groups, namespace ownership)."""
+    pks = [user.pk for user in users]
+    found: dict[Any, set[Any]] = {pk: set() for pk in pks}
+    role_codes = [_codename(r) for r in WORKSPACE_ROLES]
+    for user_id, workspace_id in (WorkspaceUserObjectPermission.objects
+                                  .filter(user_id__in=pks, permission__codename__in=role_codes)
+                                  .values_list("user_id", "content_object_id")):
+        found[user_id].add(workspace_id)
+    for user_id, workspace_id in (WorkspaceGroupObjectPermission.objects
+                                  .filter(group__user__in=pks,
+                                          permission__codename__in=role_codes)
+                                  .values_list("group__user", "content_object_id")):
+        if user_id in found:
+            found[user_id].add(workspace_id)
+    owned = [*(NamespaceUserObjectPermission.objects
+               .filter(user_id__in=pks, permission__codename="role_owner")
+               .values_list("user_id", "content_object__resource__workspace_id")),
+             *(NamespaceGroupObjectPermission.objects
+               .filter(group__user__in=pks, permission__codename="role_owner")
+               .values_list("group__user", "content_object__resource__workspace_id"))]
+    for user_id, workspace_id in owned:
+        if user_id in found:
+            found[user_id].add(workspace_id)
+    return found
 
 
 def owned_namespaces(user: User, workspace: Workspace) -> QuerySet[Namespace]:

@@ -126,3 +126,43 @@ def test_resetting_two_factor_removes_the_devices(client_for, users) -> None:
 
     assert not TOTPDevice.objects.filter(user=users["carl"]).exists()
     assert AuditEvent.objects.get(action="account.reset_2fa").data["devices"] == 1
+
+
+class TestPageQueries:
+    """The people page asks the database a fixed number of questions however many people
+    it lists (it once asked two per person to decide whether each may be managed)."""
+
+    @staticmethod
+    def _queries(client) -> int:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse("accounts:people", args=["acme"])).status_code == 200
+        return len(captured.captured_queries)
+
+    def test_the_count_does_not_grow_with_the_people(self, client_for, users,
+                                                     workspace) -> None:
+        ada = client_for("ada")
+        elsewhere = workspace_create(actor=Actor.system("t"), slug="globex", name="Globex")
+
+        def add(numbers: range) -> None:
+            for n in numbers:
+                user = User.objects.create_user(f"extra{n}")
+                role_grant(actor=Actor.system("t"), workspace=workspace, user=user,
+                           role="viewer")
+                if n % 3 == 0:
+                    role_grant(actor=Actor.system("t"), workspace=elsewhere, user=user,
+                               role="viewer")
+
+        add(range(2))
+        before = self._queries(ada)
+        add(range(2, 14))
+        assert self._queries(ada) == before
+        page = ada.get(reverse("accounts:people", args=["acme"])).content.decode()
+        # Those also in Globex may not be managed by Acme's admin; the others may.
+        row = {m.group(1): m.group(2) for m in re.finditer(
+            r'<tr data-username="([^"]+)">(.*?)</tr>', page, re.S)}
+        assert "Deactivate extra1" in row["extra1"]
+        assert "Deactivate extra0" not in row["extra0"]
+        assert "also in workspaces you do not administer" in row["extra0"]
