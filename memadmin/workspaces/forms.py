@@ -27,7 +27,9 @@ class WorkspaceSettingsForm(forms.ModelForm):
         model = Workspace
         fields = ["four_eyes_erasure", "subject_request_due_days", "health_retention_days",
                   "wire_compliance"]
-        labels = {"four_eyes_erasure": "Erasure needs a second compliance user's approval",
+        labels = {"four_eyes_erasure": "Subject requests that change data (erasure, "
+                                       "rectification, restriction and its lift) need a "
+                                       "second compliance user's approval",
                   "wire_compliance": "Admin credentials may carry compliance decisions over "
                                      "the wire",
                   "subject_request_due_days": "Subject requests are due after (days)",

@@ -50,7 +50,7 @@ def workspace_update_settings(*, actor: Actor, workspace: Workspace, **changes: 
     """Apply settings at once; switching four-eyes erasure off is refused here (it needs a
     second admin: ``workspace_setting_change_request`` then ``..._confirm``)."""
     if _loosens_four_eyes(workspace, changes):
-        raise ValidationError({"four_eyes_erasure": "Switching four-eyes erasure off needs a "
+        raise ValidationError({"four_eyes_erasure": "Switching four-eyes approval off needs a "
                                                     "second admin's confirmation."})
     before = apply_changes(workspace, changes, WORKSPACE_SETTINGS, label="not workspace settings")
     audit_event_create(workspace=workspace, actor=actor, action="workspace.settings",
