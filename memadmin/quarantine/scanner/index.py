@@ -268,19 +268,21 @@ _NON_ASCII_RE = re.compile("[^\x00-\x7f]+")
 
 @dataclass(frozen=True)
 class _Gate:
-    """What the gated path needs of a part, computed once: its anchors as (literal, anchor
-    id, the literal if it is a trie word), its required anchor ids."""
+    """What the gated path needs of a part, computed once: its anchor ids, the literals of
+    each (with the literal as a trie word, if it is one), its required anchor ids."""
 
-    anchors: tuple[tuple[str, int, bytes | None], ...]
+    anchor_ids: frozenset[int]
+    literals: dict[int, tuple[tuple[str, bytes | None], ...]]
     requires: frozenset[int]
 
 
 def _gate(part: _Compiled) -> _Gate:
-    anchors = []
+    literals: dict[int, tuple[tuple[str, bytes | None], ...]] = {}
     for literal, anchor_id in part.anchors:
         word = literal.encode("ascii") if part.word and literal.isascii() else None
-        anchors.append((literal, anchor_id, word if word in _TRIE_WORDS else None))
-    return _Gate(tuple(anchors), frozenset(part.requires))
+        literals[anchor_id] = (*literals.get(anchor_id, ()),
+                               (literal, word if word in _TRIE_WORDS else None))
+    return _Gate(frozenset(literals), literals, frozenset(part.requires))
 
 
 _GATES: tuple[_Gate, ...] = tuple(_gate(part) for part in _COMPILED)
@@ -291,10 +293,11 @@ class _ExactIndex(_Index):
     word anchor where a word starts), ``starts`` where each trie word found starts a word
     (not after a letter or digit of any script)."""
 
-    __slots__ = ("present", "starts")
+    __slots__ = ("merged", "present", "starts")
 
     def __init__(self, lower: str) -> None:
         super().__init__(lower)
+        self.merged: dict[bytes, list[int]] = {}   # word_starts, computed once a word
         data = self.data
         starts: dict[bytes, list[int]] = {}
         for match in _TRIE_RE.finditer(b" " + data):
@@ -355,17 +358,27 @@ class _ExactIndex(_Index):
         present.update(anchor_id for anchor_id, text, first in _PLAIN_OTHER
                        if (first is None or first in cjk) and text in lower)
 
+    def count(self, literal: str, trie_word: bytes | None) -> int:
+        """About how many places ``literal`` occurs (cheap: no list is made)."""
+        if trie_word is not None:
+            return len(self.word_starts(trie_word))
+        if literal.isascii():
+            return self.data.count(literal.encode("ascii"))
+        return self.lower.count(literal)
+
     def word_starts(self, word: bytes) -> list[int]:
         """Where a trie word starts a word of the text, in order."""
-        starts = self.starts
-        extensions = _EXTENSIONS[word]
-        if len(extensions) <= len(starts):
-            lists = [found for key in extensions if (found := starts.get(key)) is not None]
-        else:
-            lists = [found for key, found in starts.items() if key.startswith(word)]
-        if len(lists) == 1:
-            return lists[0]
-        return sorted(i for found in lists for i in found)
+        found = self.merged.get(word)
+        if found is None:
+            starts = self.starts
+            extensions = _EXTENSIONS[word]
+            if len(extensions) <= len(starts):
+                lists = [f for key in extensions if (f := starts.get(key)) is not None]
+            else:
+                lists = [f for key, f in starts.items() if key.startswith(word)]
+            found = lists[0] if len(lists) == 1 else sorted(i for f in lists for i in f)
+            self.merged[word] = found
+        return found
 
 
 def _regex_matches(text: _Text, *, gated: bool = True) -> Iterator[tuple[int, int, str]]:
@@ -398,14 +411,38 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
         if gate.requires and gate.requires.isdisjoint(present):
             continue
         part = _COMPILED[number]
-        lists = [index.word_starts(trie_word) if trie_word is not None
-                 else index.find(literal, part.word)
-                 for literal, anchor_id, trie_word in gate.anchors if anchor_id in present]
-        lists = [found for found in lists if found]
+        literals = [entry for anchor_id in gate.anchor_ids.intersection(present)
+                    for entry in gate.literals[anchor_id]]
+        if not part.cased and sum(index.count(literal, trie_word)
+                                  for literal, trie_word in literals) > len(lower) >> _DENSE:
+            yield from _searched_matches(part, lower)
+            continue
+        lists = [found for literal, trie_word in literals
+                 if (found := index.word_starts(trie_word) if trie_word is not None
+                     else index.find(literal, part.word))]
         if not lists:
             continue
         positions = lists[0] if len(lists) == 1 else sorted({i for f in lists for i in f})
         yield from _part_matches(part, norm if part.cased else lower, positions)
+
+
+# A part whose anchors occur at more than one place in 2**_DENSE ("[[[[", "for for for") is run
+# by the regex engine's own search: every match starts at an anchor, so the matches are the
+# same, found without a Python step per place.
+_DENSE = 4
+
+
+def _searched_matches(part: _Compiled, subject: str) -> Iterator[tuple[int, int, str]]:
+    regex, before = part.regex, part.before
+    start = 0
+    while (match := regex.search(subject, start)) is not None:
+        i = match.start()
+        if match.end() > i and (before is None
+                                or before.search(subject, max(0, i - _BEFORE), i)):
+            start = match.end()
+            yield i, start, part.rule_id
+        else:
+            start = i + 1
 
 
 def _part_matches(part: _Compiled, subject: str,
