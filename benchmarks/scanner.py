@@ -4,9 +4,11 @@ Prints held-out recall (overall and per family) and false-positive rates on held
 items (overall, hard negatives, and the count per benign topic), the same figures on the tune
 split for comparison, and throughput: items/s and MB/s scanning the whole corpus repeated
 (median of 5 runs), and the median scan time (wall clock and CPU) of a 16 KiB item (ordinary
-notes, hard negatives, and injections back to back). Needs no database and no Django:
+notes, hard negatives, and injections back to back), and items/s and MB/s over the corpus's
+short items (50-500 characters). Needs no database and no Django:
 
-    .venv/bin/python benchmarks/scanner.py
+    .venv/bin/python benchmarks/scanner.py            # quality (held split included) and speed
+    .venv/bin/python benchmarks/scanner.py --speed    # speed only, no quality figure
 
 With ``BENCH_SUMMARY=<file>`` it also appends JSON lines for the lead's summary table.
 """
@@ -84,6 +86,47 @@ def throughput(texts: list[str]) -> tuple[float, float]:
     return len(texts) * REPEAT / seconds, size / seconds / 1e6
 
 
+def short_items(texts: list[str]) -> tuple[int, float, float, float]:
+    """Short items (50-500 characters, the size of most agent writes and of the endpoint batch
+    benchmark's items): how many, items/s and MB/s by CPU time, items/s by wall clock."""
+    short = [text for text in texts if 50 <= len(text) <= 500]
+    scan("warm up: ｆｕｌｌｗｉｄｔｈ")
+
+    def work() -> None:
+        for _ in range(REPEAT):
+            for text in short:
+                scan(text)
+
+    cpu = median_seconds(work, RUNS, time.process_time)
+    wall = median_seconds(work, RUNS)
+    size = sum(len(text.encode("utf-8")) for text in short) * REPEAT
+    return len(short), len(short) * REPEAT / cpu, size / cpu / 1e6, len(short) * REPEAT / wall
+
+
+def speed(malicious: list[dict[str, Any]], benign: list[dict[str, Any]]) -> dict[str, float]:
+    """The speed figures (no quality figure: this part may be run alone, ``--speed``)."""
+    texts = [row["text"] for row in malicious + benign]
+    items_per_s, mb_per_s = throughput(texts)
+    n_short, short_cpu, short_mb, short_wall = short_items(texts)
+    plain = [row for row in benign if not row["hard"]]
+    _, ms_plain, cpu_plain = item_16k(plain)
+    _, ms_hard, cpu_hard = item_16k([row for row in benign if row["hard"]])
+    # keyword-heavy: injections back to back (tune split), the worst case for the rule gates
+    _, ms_heavy, cpu_heavy = item_16k([row for row in malicious if row["split"] == "tune"])
+    print(f"\nspeed, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"throughput (whole corpus x{REPEAT}, median of {RUNS}): "
+          f"{items_per_s:,.0f} items/s, {mb_per_s:.2f} MB/s")
+    print(f"short items ({n_short} of 50-500 chars, x{REPEAT}, median of {RUNS}): "
+          f"{short_cpu:,.0f} items/s, {short_mb:.2f} MB/s by CPU time; {short_wall:,.0f} "
+          "items/s wall clock")
+    print(f"16 KiB item, median of 21 (wall / CPU): {ms_plain:.2f} / {cpu_plain:.2f} ms "
+          f"(ordinary benign notes), {ms_hard:.2f} / {cpu_hard:.2f} ms (hard negatives: code, "
+          f"base64, non-Latin, emoji), {ms_heavy:.2f} / {cpu_heavy:.2f} ms (keyword-heavy: "
+          "tune injections back to back)")
+    return {"items/s": items_per_s, "short items/s": short_cpu, "short MB/s": short_mb,
+            "16 KiB median ms": ms_plain, "16 KiB median CPU ms": cpu_plain}
+
+
 def item_16k(rows: list[dict[str, Any]]) -> tuple[str, float, float]:
     """A 16 KiB text made of ``rows``, its median scan time in ms: wall clock and CPU."""
     text = " ".join(row["text"] for row in rows)
@@ -94,14 +137,11 @@ def item_16k(rows: list[dict[str, Any]]) -> tuple[str, float, float]:
 
 def main() -> None:
     malicious, benign = load("malicious.jsonl"), load("benign.jsonl")
+    if sys.argv[1:] == ["--speed"]:       # speed only: no held figure is computed or shown
+        print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
+        speed(malicious, benign)
+        return
     held, tune = quality(malicious, benign, "held"), quality(malicious, benign, "tune")
-    texts = [row["text"] for row in malicious + benign]
-    items_per_s, mb_per_s = throughput(texts)
-    plain = [row for row in benign if not row["hard"]]
-    _, ms_plain, cpu_plain = item_16k(plain)
-    _, ms_hard, cpu_hard = item_16k([row for row in benign if row["hard"]])
-    # keyword-heavy: injections back to back (tune split), the worst case for the rule gates
-    _, ms_heavy, cpu_heavy = item_16k([row for row in malicious if row["split"] == "tune"])
 
     print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
     print(f"{'split':<6} {'recall':>7} {'(n)':>5} {'FP all':>7} {'(n)':>5} {'FP hard':>8} "
@@ -117,21 +157,18 @@ def main() -> None:
     for topic, (fp, n) in held["topics"].items():
         tune_fp, tune_n = tune["topics"].get(topic, (0, 0))
         print(f"{topic:<22} {fp:>7} {n:>5} {tune_fp:>7} {tune_n:>5}")
-    print(f"\nthroughput (whole corpus x{REPEAT}, median of {RUNS}): "
-          f"{items_per_s:,.0f} items/s, {mb_per_s:.2f} MB/s")
-    print(f"16 KiB item, median of 21 (wall / CPU): {ms_plain:.2f} / {cpu_plain:.2f} ms "
-          f"(ordinary benign notes), {ms_hard:.2f} / {cpu_hard:.2f} ms (hard negatives: code, "
-          f"base64, non-Latin, emoji), {ms_heavy:.2f} / {cpu_heavy:.2f} ms (keyword-heavy: "
-          "tune injections back to back)")
+    figures = speed(malicious, benign)
 
     summary = os.environ.get("BENCH_SUMMARY")
     if summary:
         rows = [("held recall", held["recall"], "ratio"),
                 ("held FP overall", held["fp"], "ratio"),
                 ("held FP hard", held["fp_hard"], "ratio"),
-                ("items/s", items_per_s, "items/s"),
-                ("16 KiB median ms", ms_plain, "ms"),
-                ("16 KiB median CPU ms", cpu_plain, "ms")]
+                ("items/s", figures["items/s"], "items/s"),
+                ("short items/s (CPU)", figures["short items/s"], "items/s"),
+                ("short items MB/s (CPU)", figures["short MB/s"], "MB/s"),
+                ("16 KiB median ms", figures["16 KiB median ms"], "ms"),
+                ("16 KiB median CPU ms", figures["16 KiB median CPU ms"], "ms")]
         with open(summary, "a", encoding="utf-8") as out:
             for name, value, unit in rows:
                 out.write(json.dumps({"benchmark": "scanner", "name": name,

@@ -20,10 +20,13 @@ linear-time. ``scan(text)`` runs, cheapest first:
    class, a bounded gap, an object class) rather than as sentences. Each rule part names anchors
    (the literal its matches start with) and may name required words; one pass over the text
    indexes where words start, and a part runs only if its anchors (and one required word) occur,
-   only at those places. So a long ordinary text costs one index and a few regex matches.
-4. Base64 and hex blocks (at most ``MAX_BLOCKS`` blocks, ``MAX_DECODED`` bytes each) that decode
-   to mostly printable UTF-8 are rescanned; a match inside yields a ``PI-ENCODED-1`` span
-   covering the whole block. A cheap pass first shows whether any such block can exist.
+   only at those places (or, where its anchors are everywhere, by the regex engine's search).
+   So a long ordinary text costs one index and a few regex matches.
+4. Encoded blocks (base64/base64url, hex, ``\\x``, ``0x``, URL escapes, HTML entities, ``\\u``
+   escapes, ROT13: ``encodings``; at most ``MAX_BLOCKS`` blocks, ``MAX_DECODED`` bytes each,
+   ``MAX_DEPTH`` levels) that decode to mostly printable UTF-8 are rescanned; a match inside
+   yields a ``PI-ENCODED-1`` span covering the whole block. A cheap pass first shows whether
+   any such block can exist. Text hidden in invisible characters is decoded in ``smuggling``.
 5. ``PI-MODEL-1`` (``pi_model.py``): a naive Bayes model over word and character n-grams of the
    normalised text, fitted on the corpus's tune split only
    (``benchmarks/train_scanner_model.py``, weights in ``model_weights.json``, whose sha256 is

@@ -133,52 +133,6 @@ def _trie(words: Iterable[bytes]) -> bytes:
     return emit(trie)
 
 
-# ASCII word anchors are found through a word-start index: one regex pass over the text lists
-# where each key (the first three letters of an anchor, or a shorter anchor) starts a word.
-_ASCII_WORD_KEYS: frozenset[bytes] = frozenset(
-    a.text[:3].encode("ascii") for a in _ANCHORS if a.word and a.ascii)
-
-
-_WORD_START_RE = re.compile(rb"(?<![A-Za-z0-9])" + _trie(_ASCII_WORD_KEYS))
-
-
-_KEYS_BY_PREFIX: dict[bytes, tuple[bytes, ...]] = {   # index keys an anchor can occur under
-    p: tuple(sorted(k for k in _ASCII_WORD_KEYS if k.startswith(p))) for p in _ASCII_WORD_KEYS}
-
-
-_ASCII_WORDS_BY_KEY: dict[bytes, tuple[int, ...]] = {}
-
-
-for _id, _a in enumerate(_ANCHORS):
-    if _a.word and _a.ascii:
-        for _key in _KEYS_BY_PREFIX[_a.text[:3].encode("ascii")]:
-            _ASCII_WORDS_BY_KEY[_key] = (*_ASCII_WORDS_BY_KEY.get(_key, ()), _id)
-
-
-# Other word anchors (accented, Cyrillic, ...) by their first three letters.
-_OTHER_WORDS: dict[str, tuple[int, ...]] = {}
-
-
-for _id, _a in enumerate(_ANCHORS):
-    if _a.word and not _a.ascii:
-        _OTHER_WORDS[_a.text[:3]] = (*_OTHER_WORDS.get(_a.text[:3], ()), _id)
-
-
-# ASCII substring anchors by their first byte: most texts lack "<", "[", "`" ...
-_PLAIN_ASCII: dict[bytes, tuple[tuple[int, bytes], ...]] = {}
-
-
-for _id, _a in enumerate(_ANCHORS):
-    if not _a.word and _a.ascii:
-        _key = _a.text[:1].encode("ascii")
-        _PLAIN_ASCII[_key] = (*_PLAIN_ASCII.get(_key, ()), (_id, _a.text.encode("ascii")))
-
-
-_PLAIN_OTHER: tuple[tuple[int, str, str | None], ...] = tuple(   # (id, text, CJK first char)
-    (i, a.text, a.text[0] if _unspaced(a.text[0]) else None)
-    for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
-
-
 # The parts each anchor can start, so that a scan runs only the parts whose anchors occur.
 _PARTS_BY_ANCHOR: dict[int, tuple[int, ...]] = {}
 
@@ -191,78 +145,26 @@ for _n, _part in enumerate(_COMPILED):
 _BEFORE = 24     # characters before an anchor in which a part's ``before`` must match
 
 
-_CJK_RE = re.compile("[\u3000-\u303f\u3040-\u9fff\uac00-\ud7af\uff00-\uffef]")
-
-
 class _Index:
-    """What a text contains, to decide cheaply which parts to run: the ids of the anchors that
-    may be present (a superset: a word anchor whose first three letters start a word, another
-    anchor that is a substring), and where each anchor occurs."""
+    """Where anchors occur in a text, by plain search (the reference path's index)."""
 
-    __slots__ = ("data", "lower", "positions", "present", "starts")
+    __slots__ = ("data", "lower", "positions")
 
     def __init__(self, lower: str) -> None:
         self.lower = lower
-        self.positions: dict[tuple[str, bool, bool], list[int]] = {}
+        self.positions: dict[tuple[str, bool], list[int]] = {}
         # ``data``: the text as bytes of the same length, non-ASCII characters as "?", so that
         # ASCII anchors are found by fast bytes searches at the same indices
-        self.data = data = lower.encode("ascii", "replace")
-        starts: dict[bytes, list[int]] = {}
-        for match in _WORD_START_RE.finditer(data):
-            key = match.group()
-            found = starts.get(key)
-            if found is None:
-                starts[key] = [match.start()]
-            else:
-                found.append(match.start())
-        self.starts = starts
-        present: set[int] = set()
-        for key in starts:
-            present.update(_ASCII_WORDS_BY_KEY.get(key, ()))
-        for first, anchors in _PLAIN_ASCII.items():
-            if first in data:
-                present.update(anchor_id for anchor_id, needle in anchors if needle in data)
-        if not lower.isascii():
-            prefixes = set()
-            for token in set(lower.split()):
-                if not token.isascii():
-                    if token.isalnum():
-                        prefixes.add(token[:3])
-                    else:
-                        prefixes.update(word[:3] for word in _WORDISH_RE.findall(token))
-            for prefix in prefixes.intersection(_OTHER_WORDS):
-                present.update(_OTHER_WORDS[prefix])
-            cjk = set(_CJK_RE.findall(lower))
-            present.update(anchor_id for anchor_id, text, first in _PLAIN_OTHER
-                           if (first is None or first in cjk) and text in lower)
-        self.present = present
+        self.data = lower.encode("ascii", "replace")
 
-    def has(self, anchor_id: int) -> bool:
-        """Whether the anchor occurs (exactly: a word anchor where a word starts)."""
-        if anchor_id not in self.present:
-            return False
-        anchor = _ANCHORS[anchor_id]
-        return not anchor.word or bool(self.find(anchor.text, True))
-
-    def find(self, anchor: str, word: bool, indexed: bool = True) -> list[int]:
-        """Where ``anchor`` occurs; ``word``: only where a word starts (what ``_B`` checks).
-        ``indexed``: an ASCII word through the word-start index, else by plain search."""
-        key = (anchor, word, indexed)
+    def find(self, anchor: str, word: bool) -> list[int]:
+        """Where ``anchor`` occurs; ``word``: only where a word starts (what ``_B`` checks)."""
+        key = (anchor, word)
         found = self.positions.get(key)
         if found is None:
             lower = self.lower
             found = []
-            if indexed and word and anchor.isascii() and _WORDISH_RE.fullmatch(anchor):
-                needle = anchor.encode("ascii")
-                data, starts = self.data, self.starts
-                keys = _KEYS_BY_PREFIX[needle[:3]]
-                if len(keys) == 1:
-                    found = starts.get(keys[0], [])
-                else:
-                    found = sorted(i for key in keys for i in starts.get(key, ()))
-                if len(needle) > 3:
-                    found = [i for i in found if data.startswith(needle, i)]
-            elif anchor.isascii():
+            if anchor.isascii():
                 data, needle = self.data, anchor.encode("ascii")
                 i = data.find(needle)
                 while i >= 0:
@@ -279,41 +181,281 @@ class _Index:
         return found
 
 
+# The gated path's index is exact: it finds which anchors occur, and a part runs only if one
+# of its anchors does (and one of its required words, if it names some).
+#
+# Every ASCII word anchor (a run of letters and digits) is a word of a trie: one regex pass
+# over the text finds, where each word starts, the longest anchor the word begins with, and so
+# every anchor that starts a word there (its prefixes that are anchors).
+_TRIE_WORDS: frozenset[bytes] = frozenset(
+    a.text.encode("ascii") for a in _ANCHORS if a.word and a.ascii)
+
+
+# Run over the text with a space before it: a match starts with the character before the word
+# (so the regex engine skips to the few places that can start one) at the word's own index.
+_TRIE_RE = re.compile(rb"[^A-Za-z0-9]" + _trie(_TRIE_WORDS))
+
+
+_WORD_ID: dict[bytes, int] = {a.text.encode("ascii"): i for i, a in enumerate(_ANCHORS)
+                              if a.word and a.ascii}
+
+
+_PREFIX_IDS: dict[bytes, frozenset[int]] = {   # the anchors a trie word starts with
+    w: frozenset(_WORD_ID[w[:k]] for k in range(1, len(w) + 1) if w[:k] in _WORD_ID)
+    for w in _TRIE_WORDS}
+
+
+_EXTENSIONS: dict[bytes, tuple[bytes, ...]] = {  # the trie words that start with a trie word
+    w: tuple(sorted(v for v in _TRIE_WORDS if v.startswith(w))) for w in _TRIE_WORDS}
+
+
+# ASCII substring anchors ("needles") through one regex pass too: the trie finds the longest
+# needle at each place it scans; the needles inside it are present with it, and a needle that
+# may start inside it and run past its end ("](" then "(system)") is searched for.
+_NEEDLE_ID: dict[bytes, int] = {a.text.encode("ascii"): i for i, a in enumerate(_ANCHORS)
+                                if not a.word and a.ascii}
+
+
+_NeedleTables = tuple[re.Pattern[bytes], dict[bytes, frozenset[int]],
+                      dict[bytes, tuple[tuple[bytes, int], ...]]]
+
+
+def _needle_tables(needles: dict[bytes, int]) -> _NeedleTables:
+    """The trie of ``needles``, the needles inside each, the needles that may run past it."""
+    inside = {w: frozenset(i for v, i in needles.items() if v in w) for w in needles}
+    straddles = {w: tuple(dict.fromkeys((v, i) for k in range(1, len(w))
+                                        for v, i in needles.items()
+                                        if len(v) > len(w) - k and v.startswith(w[k:])))
+                 for w in needles}
+    return re.compile(_trie(needles)), inside, straddles
+
+
+# In a long text, needles that start with a letter ("eval", "onerror") are many places for a
+# regex to try, cheaper as plain searches; the trie then holds the others ("<", "://").
+_LETTER_NEEDLES: tuple[tuple[bytes, int], ...] = tuple(
+    (v, i) for v, i in _NEEDLE_ID.items() if v[:1].isalnum())
+
+
+_LONG_TEXT = 1024
+
+
+_NEEDLES_SHORT = _needle_tables(_NEEDLE_ID)
+
+
+_NEEDLES_LONG = _needle_tables({v: i for v, i in _NEEDLE_ID.items() if not v[:1].isalnum()})
+
+
+# Other word anchors (accented, Cyrillic, ...) by their first three letters, and the other
+# substring anchors (CJK, Arabic, ...) with their first character if it is CJK.
+_OTHER_WORDS: dict[str, tuple[int, ...]] = {}
+
+
+for _id, _a in enumerate(_ANCHORS):
+    if _a.word and not _a.ascii:
+        _OTHER_WORDS[_a.text[:3]] = (*_OTHER_WORDS.get(_a.text[:3], ()), _id)
+
+
+_PLAIN_OTHER: tuple[tuple[int, str, str | None], ...] = tuple(
+    (i, a.text, a.text[0] if _unspaced(a.text[0]) else None)
+    for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
+
+
+_CJK_RE = re.compile("[\u3000-\u303f\u3040-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+_NON_ASCII_RE = re.compile("[^\x00-\x7f]+")
+
+
+@dataclass(frozen=True)
+class _Gate:
+    """What the gated path needs of a part, computed once: its anchor ids, the literals of
+    each (with the literal as a trie word, if it is one), its required anchor ids."""
+
+    anchor_ids: frozenset[int]
+    literals: dict[int, tuple[tuple[str, bytes | None], ...]]
+    requires: frozenset[int]
+
+
+def _gate(part: _Compiled) -> _Gate:
+    literals: dict[int, tuple[tuple[str, bytes | None], ...]] = {}
+    for literal, anchor_id in part.anchors:
+        word = literal.encode("ascii") if part.word and literal.isascii() else None
+        literals[anchor_id] = (*literals.get(anchor_id, ()),
+                               (literal, word if word in _TRIE_WORDS else None))
+    return _Gate(frozenset(literals), literals, frozenset(part.requires))
+
+
+_GATES: tuple[_Gate, ...] = tuple(_gate(part) for part in _COMPILED)
+
+
+class _ExactIndex(_Index):
+    """The gated path's index: ``present`` holds exactly the ids of the anchors that occur (a
+    word anchor where a word starts), ``starts`` where each trie word found starts a word
+    (not after a letter or digit of any script)."""
+
+    __slots__ = ("merged", "present", "starts")
+
+    def __init__(self, lower: str) -> None:
+        super().__init__(lower)
+        self.merged: dict[bytes, list[int]] = {}   # word_starts, computed once a word
+        data = self.data
+        starts: dict[bytes, list[int]] = {}
+        for match in _TRIE_RE.finditer(b" " + data):
+            key = match.group()[1:]
+            found = starts.get(key)
+            if found is None:
+                starts[key] = [match.start()]
+            else:
+                found.append(match.start())
+        ascii_text = lower.isascii()
+        if not ascii_text:                 # "?" before a start stands for any other character
+            for key, found in list(starts.items()):
+                kept = [i for i in found if not i or data[i - 1] != 63
+                        or not lower[i - 1].isalnum()]
+                if kept:
+                    starts[key] = kept
+                else:
+                    del starts[key]
+        self.starts = starts
+        present: set[int] = set()
+        for key in starts:
+            present.update(_PREFIX_IDS[key])
+        long_text = len(data) > _LONG_TEXT
+        needle_re, inside, straddles = _NEEDLES_LONG if long_text else _NEEDLES_SHORT
+        for needle in set(needle_re.findall(data)):
+            present.update(inside[needle])
+            for longer, anchor_id in straddles[needle]:
+                if anchor_id not in present and longer in data:
+                    present.add(anchor_id)
+        if long_text:
+            present.update([anchor_id for needle, anchor_id in _LETTER_NEEDLES
+                            if needle in data])
+        if not ascii_text:
+            self._add_other(present)
+        self.present = present
+
+    def _add_other(self, present: set[int]) -> None:
+        """The non-ASCII anchors that occur: a word anchor is looked for where a word with a
+        non-ASCII letter begins with its first three letters, a CJK one if its first
+        character occurs."""
+        lower = self.lower
+        prefixes = set()
+        word_end = -1
+        for run in _NON_ASCII_RE.finditer(lower):
+            start = run.start()
+            if start < word_end:
+                continue                   # inside the word already seen
+            while start and lower[start - 1].isalnum():
+                start -= 1
+            word = _WORDISH_RE.match(lower, start)
+            if word is not None:
+                prefixes.add(word.group()[:3])
+                word_end = word.end()
+        for prefix in prefixes.intersection(_OTHER_WORDS):
+            present.update(anchor_id for anchor_id in _OTHER_WORDS[prefix]
+                           if self.find(_ANCHORS[anchor_id].text, True))
+        cjk = set(_CJK_RE.findall(lower))
+        present.update(anchor_id for anchor_id, text, first in _PLAIN_OTHER
+                       if (first is None or first in cjk) and text in lower)
+
+    def count(self, literal: str, trie_word: bytes | None) -> int:
+        """About how many places ``literal`` occurs (cheap: no list is made)."""
+        if trie_word is not None:
+            return len(self.word_starts(trie_word))
+        if literal.isascii():
+            return self.data.count(literal.encode("ascii"))
+        return self.lower.count(literal)
+
+    def word_starts(self, word: bytes) -> list[int]:
+        """Where a trie word starts a word of the text, in order."""
+        found = self.merged.get(word)
+        if found is None:
+            starts = self.starts
+            extensions = _EXTENSIONS[word]
+            if len(extensions) <= len(starts):
+                lists = [f for key in extensions if (f := starts.get(key)) is not None]
+            else:
+                lists = [f for key, f in starts.items() if key.startswith(word)]
+            found = lists[0] if len(lists) == 1 else sorted(i for f in lists for i in f)
+            self.merged[word] = found
+        return found
+
+
 def _regex_matches(text: _Text, *, gated: bool = True) -> Iterator[tuple[int, int, str]]:
     """Matches of the regex rules: each part is tried where one of its anchors occurs
     (``gated``: only parts with an anchor present and, if they name required words, one of
-    those present; ungated: every anchor of every part, the reference the gates must agree
-    with)."""
+    those present, through the exact index; ungated: every anchor of every part by plain
+    search, the reference the gates must agree with)."""
+    if gated:
+        yield from _gated_matches(text)
+        return
     norm, lower = text.norm, text.lower
     index = _Index(lower)
-    present = index.present
-    if gated:
-        numbers: Iterable[int] = sorted({n for anchor_id in present
-                                         for n in _PARTS_BY_ANCHOR.get(anchor_id, ())})
-    else:
-        numbers = range(len(_COMPILED))
-    for number in numbers:
-        part = _COMPILED[number]
-        if gated:
-            if part.requires and not any(index.has(r) for r in part.requires):
-                continue
-            anchors = [text for text, a in part.anchors if a in present]
-        else:
-            anchors = [text for text, _ in part.anchors]
+    for part in _COMPILED:
         word = part.word
+        anchors = [text for text, _ in part.anchors]
         if len(anchors) == 1:
-            positions = index.find(anchors[0], word, gated)
+            positions = index.find(anchors[0], word)
         else:
-            positions = sorted({i for anchor in anchors for i in index.find(anchor, word, gated)})
-        last_end = 0
-        regex, before = part.regex, part.before
-        subject = norm if part.cased else lower
-        for i in positions:
-            if i < last_end:
-                continue                   # inside this part's previous match
-            if before is not None and not before.search(subject, max(0, i - _BEFORE), i):
-                continue
-            match = regex.match(subject, i)
-            if match and match.end() > i:
-                last_end = match.end()
-                yield i, last_end, part.rule_id
+            positions = sorted({i for anchor in anchors for i in index.find(anchor, word)})
+        yield from _part_matches(part, norm if part.cased else lower, positions)
+
+
+def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
+    norm, lower = text.norm, text.lower
+    index = _ExactIndex(lower)
+    present = index.present
+    numbers = sorted({n for anchor_id in present for n in _PARTS_BY_ANCHOR.get(anchor_id, ())})
+    for number in numbers:
+        gate = _GATES[number]
+        if gate.requires and gate.requires.isdisjoint(present):
+            continue
+        part = _COMPILED[number]
+        literals = [entry for anchor_id in gate.anchor_ids.intersection(present)
+                    for entry in gate.literals[anchor_id]]
+        if not part.cased and sum(index.count(literal, trie_word)
+                                  for literal, trie_word in literals) > len(lower) >> _DENSE:
+            yield from _searched_matches(part, lower)
+            continue
+        lists = [found for literal, trie_word in literals
+                 if (found := index.word_starts(trie_word) if trie_word is not None
+                     else index.find(literal, part.word))]
+        if not lists:
+            continue
+        positions = lists[0] if len(lists) == 1 else sorted({i for f in lists for i in f})
+        yield from _part_matches(part, norm if part.cased else lower, positions)
+
+
+# A part whose anchors occur at more than one place in 2**_DENSE ("[[[[", "for for for") is run
+# by the regex engine's own search: every match starts at an anchor, so the matches are the
+# same, found without a Python step per place.
+_DENSE = 4
+
+
+def _searched_matches(part: _Compiled, subject: str) -> Iterator[tuple[int, int, str]]:
+    regex, before = part.regex, part.before
+    start = 0
+    while (match := regex.search(subject, start)) is not None:
+        i = match.start()
+        if match.end() > i and (before is None
+                                or before.search(subject, max(0, i - _BEFORE), i)):
+            start = match.end()
+            yield i, start, part.rule_id
+        else:
+            start = i + 1
+
+
+def _part_matches(part: _Compiled, subject: str,
+                  positions: list[int]) -> Iterator[tuple[int, int, str]]:
+    """The matches of one part tried at ``positions`` (ascending), none inside another."""
+    last_end = 0
+    regex, before = part.regex, part.before
+    for i in positions:
+        if i < last_end:
+            continue                   # inside this part's previous match
+        if before is not None and not before.search(subject, max(0, i - _BEFORE), i):
+            continue
+        match = regex.match(subject, i)
+        if match and match.end() > i:
+            last_end = match.end()
+            yield i, last_end, part.rule_id

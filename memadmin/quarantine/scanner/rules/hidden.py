@@ -44,8 +44,10 @@ _CODE_SPECS: tuple[_Spec, ...] = (
           "An encoded block (base64, hex, URL escapes, HTML entities, \\u escapes or ROT13) "
           "decodes to text that itself contains a prompt injection.",
           f"base64/base64url >= {MIN_B64} chars, hex >= {MIN_HEX} digits (plain, spaced, \\x, "
-          f"0x); >= {MIN_ENTITIES} %xx escapes, HTML entities or \\u escapes; ROT13 when >= 3 "
-          "words (3x the plain ones) rotate to common prompt words; "
+          f"0x); >= {MIN_ENTITIES} %xx escapes ('+' a space), HTML entities or \\u, \\u{{}}, "
+          "\\U escapes (surrogate pairs joined), with the letters just before the first "
+          "(<= 24); ROT13 when >= 3 words (3x the plain ones) rotate to common prompt words, "
+          "with up to 3 words before and after them; "
           f"<= {MAX_BLOCKS} blocks of <= {MAX_DECODED} bytes per level, {MAX_DEPTH} levels; "
           f">= {PRINTABLE_SHARE} printable UTF-8; rescanned with every rule and the model"),
     _Spec("PI-UNICODE-HIDDEN", "invisible_unicode",
