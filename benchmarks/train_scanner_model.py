@@ -2,15 +2,23 @@
 ONLY (tests/data/injection; ``held`` is never read here), and write
 memadmin/quarantine/model_weights.json.
 
-Naive Bayes log-count ratios over binary features (memadmin/quarantine/pi_model.py; logistic
-regression over the same features cross-validated worse on tune, 0.35-0.41 recall at 1% FP
-against 0.50), pruned to the ``KEEP`` strongest weights. The decision threshold comes from
-k-fold cross-validation on tune: the lowest threshold at which the out-of-fold false-positive
-rate on tune benign items (hard ones included) stays <= ``MAX_FP``. Same corpus, same file,
+A committee over the features of memadmin/quarantine/pi_model.py (words, adjacent word pairs,
+character 4-grams within words, counted): class-balanced L2 logistic regression, fitted by
+full-batch L-BFGS in numpy (training only: scoring at runtime is pure Python), and naive Bayes,
+their log-odds scaled to the same spread and averaged (one linear model), pruned to the
+``KEEP`` strongest weights. Chosen over naive Bayes alone (the issue-7 model), logistic
+regression alone and other settings by 5-fold cross-validation on tune and by a
+leave-one-round-out check (fitted on ids < 2001, scored on the issue-19 rounds' tune items):
+``--compare`` prints both for every candidate (tests/data/injection/README.md has the table).
+Out-of-fold scores are computed by the runtime scorer, windows included. The decision
+threshold comes from the same k-fold cross-validation: the lowest threshold at which the
+out-of-fold false-positive rate on tune benign items (hard ones included) stays <= ``MAX_FP``.
+Deterministic (fixed folds, fixed iteration bounds, no randomness): same corpus, same file,
 byte for byte:
 
     .venv/bin/python benchmarks/train_scanner_model.py            # write the weights, print CV
     .venv/bin/python benchmarks/train_scanner_model.py --check    # exit 1 if the file differs
+    .venv/bin/python benchmarks/train_scanner_model.py --compare  # CV of every candidate
 """
 
 from __future__ import annotations
@@ -20,9 +28,11 @@ import hashlib
 import json
 import math
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,12 +41,41 @@ from memadmin.quarantine import pi_model as pim  # noqa: E402
 from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "injection"
-CONFIG = pim.Config(bigrams=False, char_min=4, char_max=4, cjk_chars=True)
-ALPHA = 0.5           # additive smoothing
-KEEP = 16000           # weights kept, the largest |weight|
 FOLDS = 5
 MAX_FP = 0.0075
 DIGITS = 4
+FP_LEVELS = (0.005, 0.01, 0.02)
+ROUND_2 = 2001        # ids from here on were written for issue 19 (rounds 1 and 2)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One model to cross-validate: its features and how it is fitted."""
+
+    name: str
+    config: pim.Config
+    kind: str = "logistic"       # "naive_bayes" (the issue-7 model, its own features),
+    #                              "committee" (logistic + naive Bayes on the same features)
+    l2: float = 1e-4             # per item, on the mean class-balanced log loss
+    mix: float = 0.5             # committee: the naive Bayes share of the summed log-odds
+    benign_share: float = 0.5    # of the log loss, the benign items' (the rest injections')
+    keep: int = 40_000           # weights kept, the largest |weight|
+
+
+CHOSEN = Candidate("committee: logistic + naive Bayes", pim.Config(char_min=4, char_max=4),
+                   kind="committee", l2=1e-4, mix=0.5, keep=40_000)
+KEEP = CHOSEN.keep
+
+CANDIDATES = (
+    Candidate("naive_bayes (issue 7)", pim.Config(bigrams=False, char_min=4, char_max=4),
+              kind="naive_bayes", keep=16_000),
+    CHOSEN,
+    replace(CHOSEN, name="logistic, char 4-grams", kind="logistic"),
+    replace(CHOSEN, name="committee, char 3-5-grams", config=pim.Config()),
+    replace(CHOSEN, name="logistic, char 3-5-grams", kind="logistic", config=pim.Config()),
+    replace(CHOSEN, name="committee, naive Bayes 0.3", mix=0.3),
+    replace(CHOSEN, name="committee, no pairs", config=replace(CHOSEN.config, bigrams=False)),
+)
 
 
 # Families whose attack is a shape, not words: encodings and hidden characters are decoded by
@@ -67,34 +106,185 @@ def tune_digest(rows: list[dict[str, Any]]) -> str:
     return digest.hexdigest()
 
 
-def featurise(text: str, config: pim.Config = CONFIG) -> set[str]:
-    return pim.features(_normalise(text)[0].lower, config)
+def lowered(rows: list[dict[str, Any]]) -> list[str]:
+    """Each row's text as the scanner scores it: normalised and lower-cased."""
+    return [_normalise(row["text"])[0].lower for row in rows]
 
 
-def fit(docs: list[set[str]], labels: list[int]) -> tuple[float, dict[str, float]]:
-    """Naive Bayes over binary features: a feature's weight is the log ratio of its smoothed
-    frequency among injections to that among benign texts; the bias is the log prior ratio."""
-    counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
-    for doc, label in zip(docs, labels, strict=True):
-        seen = counts[label]
-        for f in doc:
-            seen[f] = seen.get(f, 0) + 1
-    vocab = sorted(set(counts[0]) | set(counts[1]))
-    totals = [sum(c.values()) + ALPHA * len(vocab) for c in counts]
-    weights = {f: math.log((counts[1].get(f, 0) + ALPHA) / totals[1])
-               - math.log((counts[0].get(f, 0) + ALPHA) / totals[0]) for f in vocab}
-    positives = sum(labels)
-    return math.log(positives / (len(labels) - positives)), weights
+# --- the design matrix (rows x features, sparse), numpy ------------------------------------
+
+@dataclass
+class Matrix:
+    names: list[str]             # feature names, sorted
+    row: np.ndarray              # the row of each stored value
+    col: np.ndarray              # its feature
+    val: np.ndarray              # its value (a count)
+    n_rows: int
+
+    def times(self, w: np.ndarray) -> np.ndarray:
+        return np.bincount(self.row, weights=self.val * w[self.col], minlength=self.n_rows)
+
+    def transposed_times(self, g: np.ndarray) -> np.ndarray:
+        return np.bincount(self.col, weights=self.val * g[self.row], minlength=len(self.names))
 
 
-def prune(weights: dict[str, float]) -> dict[str, float]:
-    ranked = sorted(weights.items(), key=lambda fw: (-abs(fw[1]), fw[0]))[:KEEP]
-    return {f: round(w, DIGITS) for f, w in sorted(ranked) if round(w, DIGITS) != 0}
+def matrix(texts: list[str], config: pim.Config) -> Matrix:
+    docs = [pim.features(text, config) for text in texts]
+    names = sorted({f for counts in docs for f in counts})
+    index = {f: i for i, f in enumerate(names)}
+    row, col, val = [], [], []
+    for r, counts in enumerate(docs):
+        for f in sorted(counts):
+            row.append(r)
+            col.append(index[f])
+            val.append(float(counts[f]))
+    return Matrix(names, np.array(row, dtype=np.int64), np.array(col, dtype=np.int64),
+                  np.array(val, dtype=np.float64), len(texts))
 
 
-def score(bias: float, weights: dict[str, float], doc: set[str]) -> float:
-    return bias + sum(weights.get(f, 0.0) for f in doc)
+def subset(m: Matrix, rows: list[int]) -> Matrix:
+    """The given rows (renumbered in order), the same columns."""
+    where = np.full(m.n_rows, -1, dtype=np.int64)
+    where[np.array(rows, dtype=np.int64)] = np.arange(len(rows))
+    keep = where[m.row] >= 0
+    return Matrix(m.names, where[m.row[keep]], m.col[keep], m.val[keep], len(rows))
 
+
+# --- fitting ------------------------------------------------------------------------------
+
+def fit_logistic(m: Matrix, labels: list[int], l2: float,
+                 benign_share: float = 0.5) -> tuple[float, np.ndarray]:
+    """Class-balanced L2 logistic regression by L-BFGS (deterministic: fixed order, fixed
+    iterations bound, no randomness). Returns (bias, weights); the bias is not penalised."""
+    y = np.where(np.array(labels) == 1, 1.0, -1.0)
+    positives = float((y > 0).sum())
+    cost = np.where(y > 0, (1 - benign_share) / positives, benign_share / (len(y) - positives))
+    n = len(m.names)
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, b = theta[:n], theta[n]
+        margin = y * (m.times(w) + b)
+        value = float(np.sum(cost * np.logaddexp(0.0, -margin))) + 0.5 * l2 * float(w @ w)
+        g = -y * cost / (1.0 + np.exp(margin))
+        grad = np.empty(n + 1)
+        grad[:n] = m.transposed_times(g) + l2 * w
+        grad[n] = float(np.sum(g))
+        return value, grad
+
+    theta = lbfgs(loss, np.zeros(n + 1))
+    return float(theta[n]), theta[:n]
+
+
+def lbfgs(loss: Any, theta: np.ndarray, memory: int = 10, iterations: int = 300,
+          tolerance: float = 1e-7) -> np.ndarray:
+    """Minimise a smooth convex ``loss`` (value, gradient) by L-BFGS with backtracking."""
+    value, grad = loss(theta)
+    steps: list[tuple[np.ndarray, np.ndarray, float]] = []
+    for _ in range(iterations):
+        if float(np.max(np.abs(grad))) < tolerance:
+            break
+        q = grad.copy()
+        alphas = []
+        for s, yv, rho in reversed(steps):
+            alpha = rho * float(s @ q)
+            alphas.append(alpha)
+            q -= alpha * yv
+        if steps:
+            s, yv, _ = steps[-1]
+            q *= float(s @ yv) / float(yv @ yv)
+        for (s, yv, rho), alpha in zip(steps, reversed(alphas), strict=True):
+            beta = rho * float(yv @ q)
+            q += (alpha - beta) * s
+        direction = -q
+        slope = float(grad @ direction)
+        if slope >= 0:                      # not a descent direction: restart
+            steps.clear()
+            direction, slope = -grad, -float(grad @ grad)
+        step = 1.0
+        while True:
+            new_theta = theta + step * direction
+            new_value, new_grad = loss(new_theta)
+            if new_value <= value + 1e-4 * step * slope or step < 1e-10:
+                break
+            step *= 0.5
+        s, yv = new_theta - theta, new_grad - grad
+        if float(s @ yv) > 1e-12:
+            steps.append((s, yv, 1.0 / float(s @ yv)))
+            del steps[:-memory]
+        theta, value, grad = new_theta, new_value, new_grad
+    return theta
+
+
+def fit_naive_bayes(m: Matrix, labels: list[int]) -> tuple[float, np.ndarray]:
+    """The issue-7 model: log ratio of a feature's smoothed frequency among injections to that
+    among benign texts (binary presence), the bias the log prior ratio."""
+    y = np.array(labels)
+    present = (m.val > 0).astype(np.float64)
+    counts = [np.bincount(m.col, weights=present * (y[m.row] == c), minlength=len(m.names))
+              for c in (0, 1)]
+    totals = [float(c.sum()) + 0.5 * len(m.names) for c in counts]
+    weights = np.log((counts[1] + 0.5) / totals[1]) - np.log((counts[0] + 0.5) / totals[0])
+    positives = int(y.sum())
+    return math.log(positives / (len(y) - positives)), weights
+
+
+def fit(m: Matrix, labels: list[int], candidate: Candidate) -> tuple[float, dict[str, float]]:
+    """(bias, pruned weights rounded to ``DIGITS``) of one candidate."""
+    if candidate.kind == "naive_bayes":
+        bias, w = fit_naive_bayes(m, labels)
+    elif candidate.kind == "committee":
+        # one linear model: the two log-odds, each over its spread on the training items,
+        # averaged (so the committee costs nothing more to score than either model)
+        bias, w = fit_logistic(m, labels, candidate.l2, candidate.benign_share)
+        nb_bias, nb_w = fit_naive_bayes(m, labels)
+        spread = float(np.std(m.times(w))) / max(float(np.std(m.times(nb_w))), 1e-12)
+        share = candidate.mix * spread
+        bias, w = ((1 - candidate.mix) * bias + share * nb_bias,
+                   (1 - candidate.mix) * w + share * nb_w)
+    else:
+        bias, w = fit_logistic(m, labels, candidate.l2, candidate.benign_share)
+    order = sorted(range(len(w)), key=lambda i: (-abs(round(float(w[i]), DIGITS)),
+                                                 m.names[i]))[:candidate.keep]
+    weights = {m.names[i]: round(float(w[i]), DIGITS) for i in sorted(order)}
+    return round(bias, DIGITS), {f: v for f, v in weights.items() if v != 0}
+
+
+def scorer(candidate: Candidate, bias: float, weights: dict[str, float]) -> Any:
+    """The score of a normalised lower-cased text as the scanner computes it (the highest
+    window; windows as in pi_model.py), in weight units."""
+    if candidate.kind == "naive_bayes":     # the issue-7 features, not pi_model's
+        def naive(lower: str) -> float:
+            return bias + sum(weights.get(f, 0.0) for f in naive_bayes_features(lower))
+        return naive
+    model = pim.build(candidate.config, bias, 0.0, weights)
+    return lambda lower: model.top_score(lower) / pim.SCALE
+
+
+def naive_bayes_features(lower: str) -> set[str]:
+    """The issue-7 features: binary words and character 4-grams across word boundaries."""
+    found = {"w:" + t for t in pim.tokens(lower, pim.Config())}
+    squeezed = " " + " ".join(lower.split()) + " "
+    found.update("c:" + squeezed[i:i + 4] for i in range(len(squeezed) - 3))
+    return found
+
+
+def naive_bayes_matrix(texts: list[str]) -> Matrix:
+    docs = [naive_bayes_features(lower) for lower in texts]
+    names = sorted(set().union(*docs))
+    index = {f: i for i, f in enumerate(names)}
+    row = [r for r, doc in enumerate(docs) for _ in doc]
+    col = [index[f] for doc in docs for f in sorted(doc)]
+    return Matrix(names, np.array(row, dtype=np.int64), np.array(col, dtype=np.int64),
+                  np.ones(len(col)), len(texts))
+
+
+def design(texts: list[str], candidate: Candidate) -> Matrix:
+    if candidate.kind == "naive_bayes":
+        return naive_bayes_matrix(texts)
+    return matrix(texts, candidate.config)
+
+
+# --- cross-validation ---------------------------------------------------------------------
 
 def folds(rows: list[dict[str, Any]]) -> list[int]:
     """A deterministic stratified fold number per row: within each (label, family), rows in
@@ -113,77 +303,153 @@ def folds(rows: list[dict[str, Any]]) -> list[int]:
     return fold
 
 
-def threshold_for(benign_scores: list[float]) -> float:
-    """The lowest threshold (score > threshold flags) that keeps the FP rate <= MAX_FP."""
+def threshold_for(benign_scores: list[float], max_fp: float = MAX_FP) -> float:
+    """The lowest threshold (score > threshold flags) that keeps the FP rate <= max_fp."""
     ordered = sorted(benign_scores, reverse=True)
-    allowed = math.floor(MAX_FP * len(ordered))
+    allowed = math.floor(max_fp * len(ordered))
     # flag only scores above the (allowed+1)-th highest benign score
     return round(ordered[allowed], DIGITS)
 
 
-def cross_validate(rows: list[dict[str, Any]], docs: list[set[str]]) -> dict[str, Any]:
-    from memadmin.quarantine.scanner import scan
-
+def out_of_fold(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
+                candidate: Candidate) -> list[float]:
+    """Each row's score by the model fitted on the other folds, computed as the scanner
+    computes it (the runtime scorer with those weights, windows included)."""
     fold = folds(rows)
     labels = [row["label"] for row in rows]
     oof = [0.0] * len(rows)
     for k in range(FOLDS):
         train = [i for i in range(len(rows)) if fold[i] != k]
-        bias, weights = fit([docs[i] for i in train], [labels[i] for i in train])
-        weights = prune(weights)
+        bias, weights = fit(subset(m, train), [labels[i] for i in train], candidate)
+        score = scorer(candidate, bias, weights)
         for i in range(len(rows)):
             if fold[i] == k:
-                oof[i] = score(bias, weights, docs[i])
-    threshold = threshold_for([s for s, y in zip(oof, labels, strict=True) if y == 0])
-    # the rules alone (PI-MODEL-1 left out: it is the model being written)
+                oof[i] = score(texts[i])
+    return oof
+
+
+def rates(hit: list[bool], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    mal = [h for h, row in zip(hit, rows, strict=True) if row["label"] == 1]
+    ben = [h for h, row in zip(hit, rows, strict=True) if row["label"] == 0]
+    hard = [h for h, row in zip(hit, rows, strict=True) if row["label"] == 0 and row["hard"]]
+    families: dict[str, list[bool]] = {}
+    for h, row in zip(hit, rows, strict=True):
+        if row["label"] == 1:
+            families.setdefault(row["family"], []).append(h)
+    return {"recall": round(sum(mal) / len(mal), 3), "fp": round(sum(ben) / len(ben), 3),
+            "fp_hard": round(sum(hard) / len(hard), 3) if hard else 0.0,
+            "families": {f: round(sum(v) / len(v), 3) for f, v in sorted(families.items())}}
+
+
+def curve(scored: list[float], rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Recall at the thresholds that keep FP <= each of ``FP_LEVELS``."""
+    benign = [s for s, row in zip(scored, rows, strict=True) if row["label"] == 0]
+    malicious = [s for s, row in zip(scored, rows, strict=True) if row["label"] == 1]
+    out = {}
+    for level in FP_LEVELS:
+        cut = threshold_for(benign, level)
+        out[f"recall_at_fp_{level}"] = round(sum(s > cut for s in malicious) / len(malicious), 3)
+    return out
+
+
+def cross_validate(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
+                   candidate: Candidate) -> dict[str, Any]:
+    oof = out_of_fold(rows, texts, m, candidate)
+    threshold = threshold_for([s for s, row in zip(oof, rows, strict=True)
+                               if row["label"] == 0])
+    return {"threshold": threshold, **curve(oof, rows),
+            "model": rates([s > threshold for s in oof], rows)}
+
+
+def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
+                    candidate: Candidate) -> dict[str, Any]:
+    """Trained on the tune items written before issue 19, scored on the issue-19 rounds' tune
+    items (other authors' phrasings stand-in: what an independent corpus measures)."""
+    old = [i for i, row in enumerate(rows) if int(row["id"][2:]) < ROUND_2]
+    new = [i for i, row in enumerate(rows) if int(row["id"][2:]) >= ROUND_2]
+    old_texts = [texts[i] for i in old]
+    m = design(old_texts, candidate)
+    bias, weights = fit(m, [rows[i]["label"] for i in old], candidate)
+    score = scorer(candidate, bias, weights)
+    scored = [score(texts[i]) for i in new]
+    old_rows = [rows[i] for i in old]
+    threshold = threshold_for([s for s, row in zip(out_of_fold(old_rows, old_texts, m, candidate),
+                                                   old_rows, strict=True) if row["label"] == 0])
+    new_rows = [rows[i] for i in new]
+    return {**curve(scored, new_rows),
+            "at_old_threshold": rates([s > threshold for s in scored], new_rows)}
+
+
+def with_rules(rows: list[dict[str, Any]], model_hit: list[bool]) -> dict[str, Any]:
+    from memadmin.quarantine.scanner import scan
+
+    # the rules alone (PI-MODEL-1 left out: it is the model being written); they were written
+    # on tune, so "rules or model" on tune is optimistic
     rules = [bool(set(scan(row["text"]).rules) - {"PI-MODEL-1"}) for row in rows]
-    # the rules as they stand were written on tune, so "rules or model" on tune is optimistic
-    figures: dict[str, Any] = {"threshold": threshold}
-    for name, hit in (("model", [s > threshold for s in oof]),
-                      ("rules", rules),
-                      ("rules_or_model", [s > threshold or r for s, r in zip(oof, rules,
-                                                                              strict=True)])):
-        mal = [h for h, y in zip(hit, labels, strict=True) if y == 1]
-        ben = [h for h, y in zip(hit, labels, strict=True) if y == 0]
-        hard = [h for h, row in zip(hit, rows, strict=True) if row["label"] == 0 and row["hard"]]
-        families: dict[str, list[bool]] = {}
-        for h, row in zip(hit, rows, strict=True):
-            if row["label"] == 1:
-                families.setdefault(row["family"], []).append(h)
-        figures[name] = {
-            "recall": round(sum(mal) / len(mal), 3), "fp": round(sum(ben) / len(ben), 3),
-            "fp_hard": round(sum(hard) / len(hard), 3),
-            "families": {f: round(sum(v) / len(v), 3) for f, v in sorted(families.items())},
-        }
-    return figures
+    return {"rules": rates(rules, rows),
+            "rules_or_model": rates([a or b for a, b in zip(model_hit, rules, strict=True)],
+                                    rows)}
 
 
 def train() -> tuple[bytes, dict[str, Any]]:
     rows = tune_rows()
-    docs = [featurise(row["text"]) for row in rows]
-    cv = cross_validate(rows, docs)
-    bias, weights = fit(docs, [row["label"] for row in rows])
+    texts = lowered(rows)
+    labels = [row["label"] for row in rows]
+    m = design(texts, CHOSEN)
+    cv = cross_validate(rows, texts, m, CHOSEN)
+    bias, weights = fit(m, labels, CHOSEN)
     stored = {
-        "about": "PI-MODEL-1 weights: naive Bayes on the tune split only, "
-                 "written by benchmarks/train_scanner_model.py",
-        "config": asdict(CONFIG),
+        "about": "PI-MODEL-1 weights: a committee of class-balanced L2 logistic regression and "
+                 "naive Bayes over the same features (log-odds averaged, one linear model), "
+                 "fitted on the tune split only by benchmarks/train_scanner_model.py",
+        "config": asdict(CHOSEN.config),
+        "fit": {"kind": CHOSEN.kind, "l2": CHOSEN.l2, "mix": CHOSEN.mix,
+                "benign_share": CHOSEN.benign_share, "keep": CHOSEN.keep},
         "tune_sha256": tune_digest(rows),
         "tune_items": len(rows),
         "cv": {"folds": FOLDS, "max_fp": MAX_FP, **cv},
-        "bias": round(bias, DIGITS),
+        "bias": bias,
         "threshold": cv["threshold"],
-        "weights": prune(weights),
+        "weights": weights,
     }
     data = json.dumps(stored, ensure_ascii=False, sort_keys=True, indent=0).encode("utf-8")
     return data + b"\n", cv
+
+
+def compare(numbers: list[int]) -> None:
+    """Every candidate: k-fold out-of-fold figures on tune and the leave-one-round-out check."""
+    rows = tune_rows()
+    texts = lowered(rows)
+    for number, candidate in enumerate(CANDIDATES):
+        if numbers and number not in numbers:
+            continue
+        m = design(texts, candidate)
+        cv = cross_validate(rows, texts, m, candidate)
+        lro = leave_round_out(rows, texts, candidate)
+        print(json.dumps({"candidate": candidate.name, "cv": cv, "leave_round_out": lro}))
+        sys.stdout.flush()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if the weights file differs from a fresh training")
+    parser.add_argument("--compare", nargs="*", type=int, metavar="N",
+                        help="cross-validate every candidate (or those numbered N) on tune; "
+                             "writes nothing")
+    parser.add_argument("--rules", action="store_true",
+                        help="also print the rules' and 'rules or model' figures on tune")
     args = parser.parse_args()
+    if args.compare is not None:
+        compare(args.compare)
+        return
     data, cv = train()
+    if args.rules:
+        rows = tune_rows()
+        threshold = cv["threshold"]
+        texts = lowered(rows)
+        oof = out_of_fold(rows, texts, design(texts, CHOSEN), CHOSEN)
+        cv = {**cv, **with_rules(rows, [s > threshold for s in oof])}
     print(json.dumps(cv, indent=1))
     if args.check:
         same = pim.WEIGHTS_PATH.read_bytes() == data

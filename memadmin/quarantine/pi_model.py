@@ -1,16 +1,25 @@
-"""PI-MODEL-1: a small linear model over word n-grams, a statistical second opinion for the
-rule scanner (issue #7).
+"""PI-MODEL-1: a linear model over word and character n-grams, a statistical second opinion
+for the rule scanner (issues #7 and #19).
 
-Pure Python, no dependency. The features of a text are the SET of its lower-cased word
-unigrams and bigrams (``w:word``, ``b:word word``) and character n-grams (``c:...``) of the
-text as the scanner normalised it (invisible characters stripped, look-alikes folded). The
-score is ``bias + sum(weight[f] for f in features)`` (weights with 4 decimals, summed as
-exact integers so the order of a set never changes a verdict); the weights were fitted by logistic
-regression on the corpus's ``tune`` split only (``benchmarks/train_scanner_model.py``) and
-are stored, pruned to the strongest few thousand, in ``model_weights.json``. A long text is
-scored in windows of ``WINDOW`` characters (overlapping by ``OVERLAP``); the text is flagged
-if any window scores above the threshold. The explanation for a reviewer is the few matched
-word n-grams that weigh most.
+Pure Python, no dependency. A text (as the scanner normalised it: invisible characters
+stripped, look-alikes folded, lower-cased) is split into words (a CJK character is a word).
+Its features, counted with repeats, are each word (``w:word``), each pair of adjacent words
+(``b:word word``) and the character n-grams of each word padded with a space on each side
+(``c: ign``, ``c:ore ``): grams never cross a word boundary, so a word's whole contribution
+(its weight plus its grams') depends on the word alone, is computed once and remembered
+(``Model.word_score``, a bounded cache).
+
+The score is ``bias + the sum of the weights of the features``, an exact integer sum (weights
+x ``SCALE``), so no order or process changes a verdict. The weights are a committee: the
+log-odds of class-balanced L2 logistic regression and of naive Bayes over the same features,
+averaged (a single linear model), fitted on the corpus's ``tune`` split only
+(``benchmarks/train_scanner_model.py``) and pruned, in ``model_weights.json``.
+
+A text of more than ``WINDOW`` words is scored as every run of ``WINDOW`` consecutive words
+(at every word, so a payload buried in a long benign document meets as little benign text
+as possible; prefix sums make each run one subtraction); it is flagged if any run scores
+above the threshold. The explanation for a reviewer is the few matched words that push the
+score up most (a word's weight, its grams' and half of each adjacent pair's).
 """
 
 from __future__ import annotations
@@ -19,16 +28,21 @@ import functools
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import add, sub
 from pathlib import Path
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "model_weights.json"
-WINDOW = 2000
-OVERLAP = 200
-MAX_EXPLAINED = 5          # word n-grams shown as spans
+WINDOW = 40               # a longer text is scored as every run of this many words
+MAX_EXPLAINED = 5          # words shown as spans
+CACHE_WORDS = 100_000      # word scores remembered; the cache is emptied when it is full
 
 _WORD_RE = re.compile(r"[^\W_]+")
-_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+# the same words as ``words(lower, cjk=True)``: runs of word characters other than CJK, and
+# single CJK word characters
+_TOKEN_RE = re.compile(f"[^\\W_{_CJK}]+|(?![\\W_])[{_CJK}]")
 
 
 @dataclass(frozen=True)
@@ -36,54 +50,46 @@ class Config:
     """What the features are made of (stored with the weights, so training and scoring agree)."""
 
     bigrams: bool = True
-    char_min: int = 3        # character n-grams, 0 for none
+    char_min: int = 3        # character n-grams of each padded word, 0 for none
     char_max: int = 5
-    cjk_chars: bool = True   # single CJK characters and their pairs as words
+    cjk_chars: bool = True   # single CJK characters as words
 
 
 def words(lower: str, cjk: bool = True) -> list[tuple[str, int, int]]:
     """The words of a lower-cased text with their (start, end); a run of CJK characters is
     split into single characters (Chinese and Japanese have no spaces between words)."""
-    found = []
-    for match in _WORD_RE.finditer(lower):
-        token = match.group()
-        start = match.start()
-        if cjk and _CJK_RE.search(token):
-            piece_start = start
-            for offset, ch in enumerate(token):
-                if _CJK_RE.match(ch):
-                    if piece_start < start + offset:
-                        found.append((lower[piece_start:start + offset], piece_start,
-                                      start + offset))
-                    found.append((ch, start + offset, start + offset + 1))
-                    piece_start = start + offset + 1
-            if piece_start < match.end():
-                found.append((lower[piece_start:match.end()], piece_start, match.end()))
-        else:
-            found.append((token, start, match.end()))
-    return found
+    return [(match.group(), match.start(), match.end())
+            for match in (_TOKEN_RE if cjk else _WORD_RE).finditer(lower)]
 
 
-def word_features(lower: str, config: Config) -> dict[str, tuple[int, int]]:
-    """Word unigrams and bigrams, each with the span of its first occurrence."""
-    tokens = words(lower, config.cjk_chars)
-    features: dict[str, tuple[int, int]] = {}
-    for i, (token, start, end) in enumerate(tokens):
-        features.setdefault("w:" + token, (start, end))
-        if config.bigrams and i + 1 < len(tokens):
-            following = tokens[i + 1]
-            features.setdefault(f"b:{token} {following[0]}", (start, following[2]))
-    return features
+def tokens(lower: str, config: Config) -> list[str]:
+    """The words of a lower-cased text, in order (``words`` without the positions; one
+    regex pass)."""
+    return (_TOKEN_RE if config.cjk_chars else _WORD_RE).findall(lower)
 
 
-def features(lower: str, config: Config) -> set[str]:
-    """Every feature of a lower-cased, normalised text."""
-    found = set(word_features(lower, config))
-    if config.char_min:
-        squeezed = " " + " ".join(lower.split()) + " "
-        for n in range(config.char_min, config.char_max + 1):
-            found.update("c:" + squeezed[i:i + n] for i in range(len(squeezed) - n + 1))
-    return found
+def grams(word: str, config: Config) -> list[str]:
+    """The character n-grams of `` word `` (with repeats), without the ``c:`` prefix."""
+    if not config.char_min:
+        return []
+    padded = " " + word + " "
+    return [padded[i:i + n] for n in range(config.char_min, config.char_max + 1)
+            for i in range(len(padded) - n + 1)]
+
+
+def features(lower: str, config: Config) -> dict[str, int]:
+    """The features of a lower-cased, normalised text with their counts (training and scoring
+    share this definition; ``Model.score`` computes the same sum faster)."""
+    found = tokens(lower, config)
+    counts: dict[str, int] = {}
+    for word in found:
+        counts["w:" + word] = counts.get("w:" + word, 0) + 1
+        for gram in grams(word, config):
+            counts["c:" + gram] = counts.get("c:" + gram, 0) + 1
+    if config.bigrams:
+        for left, right in zip(found, found[1:], strict=False):
+            counts[f"b:{left} {right}"] = counts.get(f"b:{left} {right}", 0) + 1
+    return counts
 
 
 SCALE = 10_000             # weights are stored with 4 decimals: summed as exact integers
@@ -94,60 +100,126 @@ class Model:
     config: Config
     bias: int                   # x SCALE
     threshold: int              # x SCALE; a score above it flags
-    words: dict[str, int]       # word features (``w:``, ``b:``) -> weight x SCALE
+    words: dict[str, int]       # word -> weight x SCALE (``w:`` stripped)
+    pairs: dict[tuple[str, str], int]   # adjacent words -> weight x SCALE (``b:``)
     chars: dict[str, int]       # character n-grams (without ``c:``) -> weight x SCALE
     digest: str                 # sha256 of the weights file
+    cache: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
-    def score(self, lower: str) -> int:
-        """The score x SCALE: an exact integer sum, the same in any order and any process.
-        (Features without a weight add nothing: only the intersection with the weighted ones
-        is looked up, a set operation in C.)"""
-        words, config = self.words, self.config
-        if not config.bigrams and not (config.cjk_chars and _CJK_RE.search(lower)):
-            present = {"w:" + token for token in _WORD_RE.findall(lower)}
-        else:
-            present = set(word_features(lower, config))
-        total = self.bias + sum(map(words.__getitem__, present & words.keys()))
-        if config.char_min:
-            chars = self.chars
-            squeezed = " " + " ".join(lower.split()) + " "
-            grams = {squeezed[i:i + n] for n in range(config.char_min, config.char_max + 1)
-                     for i in range(len(squeezed) - n + 1)}
-            total += sum(map(chars.__getitem__, grams & chars.keys()))
+    def word_score(self, word: str) -> int:
+        """A word's weight plus its character grams' (x SCALE, exact)."""
+        known = self.cache.get(word)
+        if known is not None:
+            return known
+        total = self.words.get(word, 0) + sum(map(self.chars.get, grams(word, self.config),
+                                                  repeat(0)))
+        self.cache[word] = total
         return total
 
-    def windows(self, length: int) -> list[tuple[int, int]]:
-        if length <= WINDOW:
-            return [(0, length)]
-        step = WINDOW - OVERLAP
-        return [(start, min(length, start + WINDOW))
-                for start in range(0, max(1, length - OVERLAP), step)]
+    def _values(self, found: list[str]) -> list[int]:
+        """Each word's score (x SCALE; look-ups by ``map`` in C, a word not yet in the cache
+        scored once; the cache is only ever emptied before use, so a concurrent scan never
+        loses a value it read)."""
+        cache = self.cache
+        known: list[int | None] = list(map(cache.get, found))
+        if None not in known:
+            return known  # type: ignore[return-value]  # no None in it: checked
+        if len(cache) >= CACHE_WORDS:
+            cache.clear()
+        return [self.word_score(word) if value is None else value
+                for word, value in zip(found, known, strict=True)]
+
+    def _pair_values(self, found: list[str]) -> list[int]:
+        """The weight of each adjacent pair of ``found`` (0 for none), in one pass."""
+        if not (self.config.bigrams and self.pairs and len(found) > 1):
+            return []
+        return list(map(self.pairs.get, zip(found, found[1:], strict=False), repeat(0)))
+
+    def _runs(self, found: list[str]) -> list[int]:
+        """The feature sum (x SCALE, exact) of the whole text if it has at most ``WINDOW``
+        words, else of each run of ``WINDOW`` consecutive words, in order."""
+        values, pairs = self._values(found), self._pair_values(found)
+        if len(found) <= WINDOW:
+            return [sum(values) + sum(pairs)]
+        words_sum = [0, *accumulate(values)]
+        pairs_sum = [0, *accumulate(pairs)]
+        # run [a, a + WINDOW): its words a .. a + WINDOW - 1, its pairs a .. a + WINDOW - 2
+        runs = map(sub, words_sum[WINDOW:], words_sum)
+        if pairs:
+            runs = map(add, runs, map(sub, pairs_sum[WINDOW - 1:], pairs_sum))
+        return list(runs)
+
+    def score(self, lower: str) -> int:
+        """The score x SCALE of a text as one window: the bias plus the feature sum."""
+        found = tokens(lower, self.config)
+        values, pairs = self._values(found), self._pair_values(found)
+        return self.bias + sum(values) + sum(pairs)
+
+    def top_score(self, lower: str) -> int:
+        """The highest score x SCALE of a window of the text (the whole text, or a run of
+        ``WINDOW`` words): what is compared with the threshold."""
+        found = tokens(lower, self.config)
+        return self.bias + max(self._runs(found)) if found else self.bias
 
     def flagged_window(self, lower: str) -> tuple[int, int] | None:
-        """The first window of the text that scores above the threshold, if any."""
-        for start, end in self.windows(len(lower)):
-            if self.score(lower[start:end]) > self.threshold:
-                return start, end
-        return None
+        """The first window (the whole text, or a run of ``WINDOW`` words) that scores above
+        the threshold, if any, as (start, end) character offsets into ``lower``."""
+        found = tokens(lower, self.config)
+        if not found:
+            return None
+        runs = self._runs(found)
+        cut = self.threshold - self.bias
+        if max(runs) <= cut:
+            return None
+        first = next(i for i, total in enumerate(runs) if total > cut)
+        placed = words(lower, self.config.cjk_chars)
+        return placed[first][1], placed[min(len(found), first + WINDOW) - 1][2]
 
     def explain(self, lower: str, start: int, end: int) -> list[tuple[int, int]]:
-        """Spans (into ``lower``) of the matched word n-grams that push the score up most."""
-        words = self.words
-        ranked = sorted(((words[f], span) for f, span in
-                         word_features(lower[start:end], self.config).items()
-                         if words.get(f, 0) > 0), key=lambda ws: (-ws[0], ws[1]))
+        """Spans (into ``lower``) of the matched words that push the score up most: a word's
+        own weight and its grams', plus half the weight of each adjacent pair it is in."""
+        found = words(lower[start:end], self.config.cjk_chars)
+        weight: dict[str, int] = {}
+        first: dict[str, tuple[int, int]] = {}
+        for token, a, b in found:
+            if token not in first:
+                first[token] = (a, b)
+                weight[token] = self.word_score(token)
+        if self.config.bigrams:
+            seen = set()
+            for (left, _, _), (right, _, _) in zip(found, found[1:], strict=False):
+                pair_weight = self.pairs.get((left, right), 0)
+                if pair_weight and (left, right) not in seen:
+                    seen.add((left, right))
+                    weight[left] += pair_weight // 2
+                    weight[right] += pair_weight - pair_weight // 2
+        ranked = sorted(((w, first[token]) for token, w in weight.items() if w > 0),
+                        key=lambda ws: (-ws[0], ws[1]))
         return sorted((start + a, start + b) for _, (a, b) in ranked[:MAX_EXPLAINED])
+
+
+def build(config: Config, bias: float, threshold: float, weights: dict[str, float],
+          digest: str = "") -> Model:
+    """A model from weights as stored (floats with 4 decimals, keys with their prefixes)."""
+    scaled = {f: round(float(w) * SCALE) for f, w in weights.items()}
+    pairs = {}
+    for f, w in scaled.items():
+        if f.startswith("b:"):
+            left, right = f[2:].split(" ")
+            pairs[(left, right)] = w
+    return Model(config=config, bias=round(float(bias) * SCALE),
+                 threshold=round(float(threshold) * SCALE),
+                 words={f[2:]: w for f, w in scaled.items() if f.startswith("w:")},
+                 pairs=pairs,
+                 chars={f[2:]: w for f, w in scaled.items() if f.startswith("c:")},
+                 digest=digest)
 
 
 def load(path: Path = WEIGHTS_PATH) -> Model:
     data = path.read_bytes()
     stored = json.loads(data)
-    scaled = {f: round(float(w) * SCALE) for f, w in stored["weights"].items()}
-    return Model(config=Config(**stored["config"]), bias=round(float(stored["bias"]) * SCALE),
-                 threshold=round(float(stored["threshold"]) * SCALE),
-                 words={f: w for f, w in scaled.items() if not f.startswith("c:")},
-                 chars={f[2:]: w for f, w in scaled.items() if f.startswith("c:")},
-                 digest=hashlib.sha256(data).hexdigest())
+    return build(Config(**stored["config"]), stored["bias"], stored["threshold"],
+                 stored["weights"], hashlib.sha256(data).hexdigest())
 
 
 @functools.cache

@@ -27,10 +27,11 @@ linear-time. ``scan(text)`` runs, cheapest first:
    ``MAX_DEPTH`` levels) that decode to mostly printable UTF-8 are rescanned; a match inside
    yields a ``PI-ENCODED-1`` span covering the whole block. A cheap pass first shows whether
    any such block can exist. Text hidden in invisible characters is decoded in ``smuggling``.
-5. ``PI-MODEL-1`` (``pi_model.py``): a naive Bayes model over word and character n-grams of the
-   normalised text, fitted on the corpus's tune split only
-   (``benchmarks/train_scanner_model.py``, weights in ``model_weights.json``, whose sha256 is
-   part of the version), scored in windows; its spans are the matched words that weigh most.
+5. ``PI-MODEL-1`` (``pi_model.py``): a linear model (logistic regression and naive Bayes
+   averaged) over word and character n-grams of the normalised text, fitted on the corpus's
+   tune split only (``benchmarks/train_scanner_model.py``, weights in ``model_weights.json``,
+   whose sha256 is part of the version), scored over runs of words; its spans are the matched
+   words that weigh most.
 
 Every shortcut (index, gates, chunked folding, prefilters) has a plain reference path,
 ``_scan(text, gated=False)``; the tests check both give the same verdict over the corpus.

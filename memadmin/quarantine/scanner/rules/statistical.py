@@ -12,8 +12,9 @@ _MODEL_SPECS: tuple[_Spec, ...] = (
     _Spec("PI-MODEL-1", "statistical",
           "A model trained on labelled injections scores this text as an injection; the marked "
           "words weigh most.",
-          f"naive Bayes over binary features {_MODEL.config!r} of the normalised lower-cased "
-          f"text, weights x{_pim.SCALE} summed as integers, bias {_MODEL.bias}, flagged above "
-          f"{_MODEL.threshold} in any window of "
-          f"{_pim.WINDOW} characters (overlap {_pim.OVERLAP}); weights sha256 {_MODEL.digest}"),
+          f"committee of logistic regression and naive Bayes (one linear model) over the "
+          f"features {_MODEL.config!r} of the normalised lower-cased text (words, adjacent "
+          f"pairs, character grams within words, counted), weights x{_pim.SCALE} summed as "
+          f"integers, bias {_MODEL.bias}, flagged above {_MODEL.threshold} for the whole text "
+          f"or any run of {_pim.WINDOW} words; weights sha256 {_MODEL.digest}"),
 )
