@@ -1286,8 +1286,8 @@ class LocalProvider(c.Provider):
     #: ``wire.item_line``. ``to_json`` escapes free text (content, subject, partition) as
     #: ``json.dumps(ensure_ascii=False)`` does; the id, tier, key and quarantine state are
     #: quoted as they are, their check constraints leave nothing to escape in them; times are
-    #: ``wire.iso``'s (microseconds only when there are some). The two parameters are the
-    #: frozen namespaces and the frozen items.
+    #: ``wire.iso``'s (microseconds only when there are some). ``frozen`` is read by the same
+    #: statement (``_FROZEN_SQL``): no side query per batch.
     _LINE_SQL = (
         "'{\"id\": \"' || t.id::text || '\", \"partition\": ' || to_json(t.x_partition)::text"
         " || ', \"tier\": \"' || t.tier || '\", \"key\": \"' || t.key || '\", \"source\": \"'"
@@ -1298,8 +1298,7 @@ class LocalProvider(c.Provider):
         " || ', \"bytes\": ' || t.bytes::text || ', \"revision\": ' || t.revision::text"
         " || ', \"dataSubjectId\": ' || coalesce(to_json(t.data_subject_id)::text, 'null')"
         " || ', \"quarantine\": \"' || t.quarantine_state || '\", \"frozen\": '"
-        " || CASE WHEN t.namespace_id = ANY(%s::uuid[]) OR t.id = ANY(%s::uuid[])"
-        " THEN 'true' ELSE 'false' END"
+        " || CASE WHEN {frozen} THEN 'true' ELSE 'false' END"
         + "".join(
             f" || ', \"{name}\": \"' || replace(to_char(t.{column} AT TIME ZONE 'UTC', "
             "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z') || '\"'"
@@ -1310,6 +1309,31 @@ class LocalProvider(c.Provider):
         + " || '}'"
     )
 
+    #: Whether row ``t`` is frozen, as ``_frozen_namespaces`` and the item freezes say, each
+    #: read once per statement (the arrays are init plans): its namespace or its resource under
+    #: a freeze (the parameter: the namespaces exported), or the item itself (the provider; a
+    #: reference that is no item id, which none of this store's freezes has, matches nothing).
+    _FROZEN_SQL = (
+        "t.namespace_id = ANY(ARRAY(SELECT n.id FROM workspaces_namespace n"
+        " JOIN memory_freeze f ON f.lifted_at IS NULL AND ((f.level = 'namespace'"
+        " AND f.namespace_id = n.id) OR (f.level = 'resource' AND f.resource_id = n.resource_id))"
+        " WHERE n.id = ANY(%s::uuid[])))"
+        " OR t.id = ANY(ARRAY(SELECT f.item_ref::uuid FROM memory_freeze f"
+        " WHERE f.level = 'item' AND f.provider_id = %s AND f.lifted_at IS NULL"
+        " AND f.item_ref ~* '^[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}$'))"
+    )
+
+    def _export_rows(self, filters: c.ItemFilters, namespaces: list[Namespace],
+                     after: tuple[dt.datetime, uuid.UUID] | None) -> QuerySet[Any]:
+        """A batch's rows for the export file (pending items left out), newest first."""
+        qs = self._apply_filters(MemoryItem.objects.filter(namespace__in=namespaces), filters,
+                                 namespaces).exclude(quarantine_state="pending")
+        if after is not None:
+            qs = qs.filter(Q(updated_at__lt=after[0]) | Q(updated_at=after[0], id__lt=after[1]),
+                           updated_at__lte=after[0])
+        return (qs.annotate(x_partition=F("namespace__partition_key"))
+                .order_by("-updated_at", "-id").values(*self._EXPORT_FIELDS)[:EXPORT_BATCH])
+
     def export_lines(self, filters: c.ItemFilters, *, scope: c.Scope,
                      deadline: float) -> Iterator[tuple[bytes, int]]:
         """The export file's share of this store: every matching item that is not pending
@@ -1318,30 +1342,33 @@ class LocalProvider(c.Provider):
 
         PostgreSQL writes each line (``_LINE_SQL``) and COPYs a batch out; COPY's text format
         doubles every backslash (a line holds no other character it escapes: ``to_json``
-        escaped them all), so one replace over the chunk gives the lines back."""
+        escaped them all), so one replace over the chunk gives the lines back. A batch is
+        one statement (one round trip): the freezes are read inside it."""
         _check_filters(filters)
         bound = c.Deadline.of(deadline)  # shared by the lookup and the first batch, as above
         with self._bounded(bound):
             namespaces = list(self._namespaces(scope).values())
+        line = self._LINE_SQL.replace("{frozen}", self._FROZEN_SQL)
+        frozen_params = [[ns.id for ns in namespaces], self._provider_pk]
         after: tuple[dt.datetime, uuid.UUID] | None = None
         while True:
             with self._bounded(bound):
-                rows, frozen_ns, frozen_items = self._export_batch(filters, namespaces, after,
-                                                                   withhold_pending=True)
-                inner, params = rows.query.sql_with_params()
-                statement = (f"COPY (SELECT {self._LINE_SQL} FROM ({inner}) t "  # noqa: S608
+                inner, params = self._export_rows(filters, namespaces, after).query \
+                    .sql_with_params()
+                statement = (f"COPY (SELECT {line} FROM ({inner}) t "  # noqa: S608
                              "ORDER BY t.updated_at DESC, t.id DESC) TO STDOUT")
-                frozen_ids = [pk for pk in map(_uuid_or_none, frozen_items) if pk is not None]
                 buffer, count = bytearray(), 0
                 raw = connection.connection
                 with raw.cursor() as cursor, cursor.copy(
-                        statement, [list(frozen_ns), frozen_ids, *params]) as copy:
+                        statement, [*frozen_params, *params]) as copy:
                     for data in copy:
                         buffer += data
                         count += 1
             if not count:
                 return
-            chunk = bytes(buffer).replace(b"\\\\", b"\\")
+            chunk = bytes(buffer)
+            if b"\\" in chunk:
+                chunk = chunk.replace(b"\\\\", b"\\")
             yield chunk, count
             if count < EXPORT_BATCH:
                 return
