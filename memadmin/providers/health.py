@@ -31,6 +31,10 @@ from memadmin.providers.registry import provider_for
 logger = logging.getLogger(__name__)
 
 LEASE_GRACE = dt.timedelta(seconds=5)
+#: The share of its deadline a call leaves the poll to record the results in (at most
+#: RECORD_RESERVE_MAX seconds): the deadline bounds the whole poll, recording included.
+RECORD_RESERVE_SHARE = 0.025
+RECORD_RESERVE_MAX = 0.025
 #: How long a poll waits for this process's own calls that an earlier poll gave up on and that
 #: are about to return (their deadline passed): back-to-back polls then call them again rather
 #: than skip them as still in flight. Only such a poll waits; one a scheduler starts a poll
@@ -146,14 +150,14 @@ def _acquire(configs: list[ProviderConfig], now: dt.datetime) -> tuple[set[Any],
 
 
 def poll(configs: Iterable[ProviderConfig]) -> list[PollResult]:
-    """Check the given providers concurrently; return at the slowest deadline, counted from
-    the poll's start, plus the time to record the results (one transaction, a constant
-    handful of statements).
+    """Check the given providers concurrently; return at about the slowest deadline, counted
+    from the poll's start, recording the results (one transaction, a constant handful of
+    statements) included.
 
     Every call starts at once on its own pool thread and gets its own deadline measured from
-    the poll's start, so neither the lease nor a thread's start-up extends it; a call still
-    running at the end is recorded as "health check timeout" (it releases its lease when it
-    returns)."""
+    the poll's start, less a small reserve for the recording (RECORD_RESERVE_SHARE), so
+    neither the lease nor a thread's start-up extends it; a call still running at the end is
+    recorded as "health check timeout" (it releases its lease when it returns)."""
     started = time.monotonic()
     configs = list(configs)
     if not configs:
@@ -164,14 +168,15 @@ def poll(configs: Iterable[ProviderConfig]) -> list[PollResult]:
     futures: dict[Future[HealthStatus], tuple[ProviderConfig, float, threading.Event]] = {}
     if due:
         pool = _executor(len(due))
+        ends = []
         for config in due:
             deadline = config.health_deadline_ms / 1000
+            end = started + deadline - min(RECORD_RESERVE_MAX, deadline * RECORD_RESERVE_SHARE)
             abandoned = threading.Event()
-            future = pool.submit(_check, config, deadline, started + deadline, lease,
-                                 abandoned)
+            future = pool.submit(_check, config, deadline, end, lease, abandoned)
             futures[future] = (config, deadline, abandoned)
-        longest = max(deadline for _, deadline, _ in futures.values())
-        wait(futures, timeout=max(0.0, started + longest - time.monotonic()))
+            ends.append(end)
+        wait(futures, timeout=max(0.0, max(ends) - time.monotonic()))
     finished: list[Any] = []
     observed: list[tuple[ProviderConfig, HealthStatus]] = []
     for future, (config, deadline, abandoned) in futures.items():
