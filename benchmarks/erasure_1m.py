@@ -5,12 +5,15 @@ Over a throwaway database it bulk-loads N items (``bulk_load``, default 1,000,00
 fifth of them one data subject, an edit history (a revision) to one in fifty of those and a
 legal hold to ten of them, then:
 
-1. the reference: one raw ``DELETE`` (revisions in a CTE) of the subject's unheld items, in one
-   transaction, committed; the rows are put back from a copy afterwards;
+1. the reference: one raw ``DELETE`` (revisions and quarantine entries in CTEs) of the subject's
+   unheld items, in one transaction, committed;
 2. the built-in store's ``forget(data_subject_id=...)``, as the erasure step of a subject request
-   calls it (no transaction around it), while another thread writes to the same namespace
-   through the store in a loop; each write's time is kept, and the worst during the erasure is
-   the writers' stall (beside their median before it).
+   calls it (no transaction around it);
+
+each ``--rounds`` times (default 3), alternately, over the same rows (put back from a copy and
+the counters recounted after each), medians reported. During both, another thread writes to
+the same namespace through the store in a loop; each write's time is kept, and the worst
+during the store's erasures is the writers' stall (beside their median before it).
 
     DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
         .venv/bin/python benchmarks/erasure_1m.py [--items N]
@@ -30,6 +33,8 @@ setup_django()
 
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
+
+from memadmin.memory import store  # noqa: E402
 
 SUBJECT = "bench-erasure-subject@example.com"
 HELD = 10
@@ -76,7 +81,8 @@ def prepare(namespace: Any) -> dict[str, int]:
 
 
 def raw_delete(namespace: Any) -> tuple[int, float]:
-    """One DELETE of the subject's unheld items (their revisions in a CTE), committed."""
+    """One DELETE of the subject's unheld items (their revisions and quarantine entries in
+    CTEs: the rows the store's erasure deletes), committed."""
     from django.db import transaction
 
     started = time.perf_counter()
@@ -86,19 +92,26 @@ def raw_delete(namespace: Any) -> tuple[int, float]:
             "AND data_subject_id = %s AND NOT EXISTS (SELECT 1 FROM memory_freeze f "
             "WHERE f.level = 'item' AND f.lifted_at IS NULL AND f.item_ref = m.id::text)), "
             "revisions AS (DELETE FROM memory_memoryrevision r USING victims v "
-            "WHERE r.item_id = v.id) "
+            "WHERE r.item_id = v.id), "
+            "entries AS (DELETE FROM quarantine_quarantineentry q USING victims v "
+            "WHERE q.item_id = v.id) "
             "DELETE FROM memory_memoryitem m USING victims v WHERE m.id = v.id",
             [namespace.pk, SUBJECT])
         removed = cursor.rowcount
     return removed, time.perf_counter() - started
 
 
-def restore() -> None:
+def restore(namespace: Any) -> None:
+    """The subject's rows back, the namespace's counter recounted, the tables vacuumed."""
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO memory_memoryitem (" + COLUMNS + ") SELECT "  # noqa: S608
                        + COLUMNS + " FROM bench_saved_items ON CONFLICT (id) DO NOTHING")
         cursor.execute("INSERT INTO memory_memoryrevision SELECT * FROM bench_saved_revisions "
                        "ON CONFLICT DO NOTHING")
+        cursor.execute("UPDATE memory_namespacecounter c SET items = t.n, bytes = t.b FROM "
+                       "(SELECT count(*) AS n, coalesce(sum(bytes), 0) AS b FROM "
+                       "memory_memoryitem WHERE namespace_id = %s) t "
+                       "WHERE c.namespace_id = %s", [namespace.pk, namespace.pk])
         cursor.execute("VACUUM (ANALYZE) memory_memoryitem")
         cursor.execute("VACUUM (ANALYZE) memory_memoryrevision")
 
@@ -126,7 +139,8 @@ class Writer(threading.Thread):
             connection.close()
 
 
-def erase(namespace: Any) -> dict[str, Any]:
+def with_writer(namespace: Any, erasure: Any) -> dict[str, Any]:
+    """``erasure()`` (removed, held) timed while a writer writes to the namespace."""
     from memadmin.providers.registry import namespace_scope, provider_for
 
     provider = provider_for(namespace.resource.provider)
@@ -136,8 +150,7 @@ def erase(namespace: Any) -> dict[str, Any]:
     while len(writer.times) < WARM_WRITES and writer.is_alive():  # its pace before the erasure
         time.sleep(0.1)
     started = time.perf_counter()
-    result = provider.forget(data_subject_id=SUBJECT, operation_id="bench-erasure",
-                             scope=scope, deadline=3600)
+    removed, held = erasure()
     seconds = time.perf_counter() - started
     ended = time.perf_counter()
     time.sleep(0.5)
@@ -145,10 +158,19 @@ def erase(namespace: Any) -> dict[str, Any]:
     writer.join(60)
     before = [s for t, s in writer.times if t + s < started]
     during = [s for t, s in writer.times if t < ended and t + s > started]
-    return {"removed": result.removed, "held": result.held, "seconds": seconds,
+    return {"removed": removed, "held": held, "seconds": seconds,
             "writer_median_ms": statistics.median(before) * 1000 if before else 0.0,
             "writer_worst_ms": max(during) * 1000 if during else 0.0,
             "writes_during": len(during)}
+
+
+def store_erase(namespace: Any, round_: int) -> tuple[int, int]:
+    from memadmin.providers.registry import namespace_scope, provider_for
+
+    result = provider_for(namespace.resource.provider).forget(
+        data_subject_id=SUBJECT, operation_id=f"bench-erasure-{round_}",
+        scope=namespace_scope(namespace), deadline=3600)
+    return result.removed, result.held
 
 
 def check(namespace: Any) -> None:
@@ -166,8 +188,11 @@ def check(namespace: Any) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     settings.DEBUG = False
+    raws: list[dict[str, Any]] = []
+    stores: list[dict[str, Any]] = []
     with bench_database("erase") as _db:
         import bulk_load
 
@@ -177,31 +202,40 @@ def main() -> None:
         shape = prepare(namespace)
         print(f"loaded in {bulk.load_seconds:.0f} s; {shape['tagged']:,} items of the subject "
               f"({shape['revisions']:,} with a revision, {shape['held']} held)", flush=True)
-        raw_removed, raw_seconds = raw_delete(namespace)
-        print(f"  raw DELETE done ({raw_removed:,} rows)", flush=True)
-        restore()
-        store = erase(namespace)
-        check(namespace)
-    raw_rate = raw_removed / raw_seconds
-    store_rate = store["removed"] / store["seconds"]
-    print(f"\nerasing one subject's {shape['tagged']:,} items among {args.items:,}")
-    print(f"  one raw DELETE (revisions in a CTE), one transaction: {raw_removed:,} rows in "
-          f"{raw_seconds:.2f} s = {raw_rate:,.0f} rows/s")
-    print(f"  the store's forget (batches of 5,000 in PostgreSQL): {store['removed']:,} "
-          f"removed, {store['held']} held, in {store['seconds']:.2f} s = {store_rate:,.0f} "
+        for round_ in range(args.rounds):
+            raws.append(with_writer(namespace, lambda: (raw_delete(namespace)[0], HELD)))
+            restore(namespace)
+            stores.append(with_writer(namespace, lambda r=round_: store_erase(namespace, r)))
+            check(namespace)
+            restore(namespace)
+            print(f"  round {round_ + 1}: raw DELETE {raws[-1]['seconds']:.2f} s, store "
+                  f"{stores[-1]['seconds']:.2f} s ({stores[-1]['removed']:,} rows each)",
+                  flush=True)
+    assert {r["removed"] for r in raws} == {s["removed"] for s in stores}, "not the same rows"
+    removed = stores[0]["removed"]
+    raw_seconds = statistics.median(r["seconds"] for r in raws)
+    store_seconds = statistics.median(s["seconds"] for s in stores)
+    raw_rate, store_rate = removed / raw_seconds, removed / store_seconds
+    worst = max(s["writer_worst_ms"] for s in stores)
+    median_before = statistics.median(s["writer_median_ms"] for s in stores)
+    print(f"\nerasing one subject's {shape['tagged']:,} items among {args.items:,}, "
+          f"medians of {args.rounds} rounds")
+    print(f"  one raw DELETE (revisions and quarantine entries in CTEs), one transaction: "
+          f"{removed:,} rows in {raw_seconds:.2f} s = {raw_rate:,.0f} rows/s")
+    print(f"  the store's forget (batches of {store.ERASE_BATCH:,} in PostgreSQL): {removed:,} "
+          f"removed, {stores[0]['held']} held, in {store_seconds:.2f} s = {store_rate:,.0f} "
           "rows/s")
     print(f"  store / raw DELETE: {store_rate / raw_rate:.2f}")
-    print(f"  a writer in the same namespace: median {store['writer_median_ms']:.1f} ms a "
-          f"write before, worst {store['writer_worst_ms']:.1f} ms during "
-          f"({store['writes_during']} writes)")
+    print(f"  a writer in the same namespace: median {median_before:.1f} ms a write before, "
+          f"worst {worst:.1f} ms during the store's erasures "
+          f"({sum(s['writes_during'] for s in stores)} writes); worst during the raw DELETEs "
+          f"{max(r['writer_worst_ms'] for r in raws):.1f} ms")
     record("erasure_1m", "erase one subject: store", round(store_rate), "rows/s")
     record("erasure_1m", "erase one subject: one raw DELETE", round(raw_rate), "rows/s")
     record("erasure_1m", "erase one subject: store / raw DELETE",
            round(store_rate / raw_rate, 2), "ratio")
-    record("erasure_1m", "writer's worst stall during the erasure",
-           round(store["writer_worst_ms"], 1), "ms")
-    record("erasure_1m", "writer's median write before it", round(store["writer_median_ms"], 1),
-           "ms")
+    record("erasure_1m", "writer's worst stall during the erasure", round(worst, 1), "ms")
+    record("erasure_1m", "writer's median write before it", round(median_before, 1), "ms")
 
 
 if __name__ == "__main__":

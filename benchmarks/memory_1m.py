@@ -105,13 +105,15 @@ def explain(call: Callable[[], Any], needle: str) -> str:
 
 
 #: The rows and order an export writes (memory/store.py ``export_lines``): every column the
-#: file carries, pending items left out, newest first.
+#: file carries (``frozen`` a constant: the export reads the freezes, the reference does not),
+#: pending items left out, newest first.
 EXPORT_ROWS = (
     "SELECT m.id, n.partition_key AS partition, m.tier, m.key, "
     "CASE WHEN m.tier IN ('AGENT', 'CREW', 'PERSONA', 'pins', 'lessons') THEN m.tier || '.md' "
     "ELSE m.tier || '/' || m.key || '.md' END AS source, m.content, m.bytes, m.revision, "
     "m.data_subject_id AS \"dataSubjectId\", m.quarantine_state AS quarantine, "
-    "false AS frozen, m.created_at AS \"createdAt\", m.updated_at AS \"updatedAt\" "
+    "false AS frozen, m.created_at AS \"createdAt\", m.updated_at AS \"updatedAt\", "
+    "m.expires_at AS \"expiresAt\" "
     "FROM memory_memoryitem m JOIN workspaces_namespace n ON n.id = m.namespace_id "
     "WHERE m.namespace_id = {} AND m.quarantine_state <> 'pending' "
     "ORDER BY m.updated_at DESC, m.id DESC"

@@ -62,7 +62,7 @@ EXPORT_FETCH = 2_000
 COUNT_CAP_MAX = 1_000_000
 #: Erasure by subject: items removed per statement (each batch its own transaction when the
 #: caller has none).
-ERASE_BATCH = 5_000
+ERASE_BATCH = 20_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -696,6 +696,9 @@ class LocalProvider(c.Provider):
     # holds (rows another transaction has locked are skipped, and taken by a later batch), and
     # delete them with their revisions and quarantine entries, answering what went per
     # namespace. Nothing but the subject, the namespaces and the freezes travels from Python.
+    # The victims' ids are one array the deletes look up by index: joined to the CTE instead,
+    # the planner hashed it against a sequential scan of every item (and JIT-compiled that),
+    # once per batch.
     _ERASE_BATCH_SQL = """
         WITH victims AS (
             SELECT m.id FROM memory_memoryitem m
@@ -705,12 +708,14 @@ class LocalProvider(c.Provider):
                   AND f.provider_id = %(provider)s AND f.lifted_at IS NULL
                   AND f.item_ref = m.id::text))
             LIMIT %(batch)s FOR UPDATE OF m {skip}
+        ), v AS (
+            SELECT ARRAY(SELECT id FROM victims) AS ids
         ), revisions AS (
-            DELETE FROM memory_memoryrevision r USING victims v WHERE r.item_id = v.id
+            DELETE FROM memory_memoryrevision r USING v WHERE r.item_id = ANY(v.ids)
         ), entries AS (
-            DELETE FROM quarantine_quarantineentry q USING victims v WHERE q.item_id = v.id
+            DELETE FROM quarantine_quarantineentry q USING v WHERE q.item_id = ANY(v.ids)
         ), gone AS (
-            DELETE FROM memory_memoryitem m USING victims v WHERE m.id = v.id
+            DELETE FROM memory_memoryitem m USING v WHERE m.id = ANY(v.ids)
             RETURNING m.namespace_id, m.bytes{returning}
         )
         {select}
@@ -740,15 +745,16 @@ class LocalProvider(c.Provider):
 
         1. Replay a finished call; a call cut short (worker lost, deadline) left its running
            total in its operation record, and carries on from it.
-        2. Count what freezes hold (never touched unless ``override_hold``); frozen namespaces
-           are left out of the batches altogether.
-        3. Batches of ERASE_BATCH (``_ERASE_BATCH_SQL``), skipping locked rows, until one
-           comes back short; then, if fewer went than were counted at the start, the same
-           without skipping, so rows a writer held are waited for (within the deadline)
-           rather than left behind. Each batch moves the counters and saves the running total
-           with it, in its own transaction unless the caller has one, so no transaction holds
-           a namespace's counter for longer than a batch's last two statements.
-        4. Store the final answer under the operation id.
+        2. Frozen namespaces are left out of the batches altogether (unless
+           ``override_hold``); every other namespace's counter row is made to exist.
+        3. Batches of ERASE_BATCH (``_erase_batch``), skipping locked rows, until one comes
+           back short; then, if an unheld row of the subject is left (a writer held it), the
+           same without skipping, so it is waited for (within the deadline) rather than left
+           behind. Each batch moves the counters and saves the running total with it, in its
+           own transaction unless the caller has one, so no transaction holds a namespace's
+           counter for longer than a batch's last two statements and its commit.
+        4. Count what freezes hold (only those rows are left by now), and store the final
+           answer under the operation id, in a transaction that commits durably.
         """
         bound = c.Deadline.of(deadline)
         with self._bounded(bound):
@@ -756,53 +762,80 @@ class LocalProvider(c.Provider):
             if replay is not None and not replay.get("partial"):
                 return c.ForgetResult(removed=replay["removed"], held=replay["held"])
             namespaces = list(self._namespaces(scope).values())
-            qs = MemoryItem.objects.filter(namespace__in=namespaces, data_subject_id=subject)
             frozen_ns = set() if override_hold else set(self._frozen_namespaces(namespaces))
-            held = 0
-            if not override_hold:
-                held = qs.annotate(item_frozen=self._item_freeze_exists()).filter(
-                    Q(item_frozen=True) | Q(namespace_id__in=frozen_ns)).count()
-            expected = qs.count() - held
             free_ns = [ns.id for ns in namespaces if ns.id not in frozen_ns]
-            for ns_id in free_ns:
-                self._bump(ns_id, 0, 0)  # every counter row exists before a batch moves it
+            with connection.cursor() as cursor:  # every counter row exists before a batch
+                cursor.execute(
+                    "INSERT INTO memory_namespacecounter (namespace_id, items, bytes, version) "
+                    "SELECT unnest(%s::uuid[]), 0, 0, 0 ON CONFLICT (namespace_id) DO NOTHING",
+                    [free_ns])
         removed = int(replay["removed"]) if replay else 0
-        expected += removed  # what a call cut short removed is counted in ``removed`` too
         params: dict[str, Any] = {"namespaces": free_ns, "subject": subject,
                                   "override": bool(override_hold),
                                   "provider": self._provider_pk, "batch": ERASE_BATCH}
         announce = events.wants_deletions(namespaces)
         shape = self._ERASE_ROWS if announce else self._ERASE_COUNTS
+        progress = {"scope": scope, "op_hash": op_hash, "req_hash": req_hash}
         for skip in ("SKIP LOCKED", ""):
-            if skip == "" and removed >= expected:
+            if skip == "" and not (free_ns and self._unheld_left(params, bound)):
                 break  # nothing was skipped: no need to wait for anyone
             statement = self._ERASE_BATCH_SQL.format(skip=skip, **shape)
             gone = ERASE_BATCH
             while free_ns and gone == ERASE_BATCH:
-                own_transaction = not connection.in_atomic_block
-                with self._bounded(bound), connection.cursor() as cursor:
-                    if own_transaction:
-                        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-                    cursor.execute(statement, params)
-                    per_namespace = cursor.fetchall()
-                    if announce:
-                        events.items_erased(per_namespace, namespaces=namespaces,
-                                            actor=actor[:200])
-                        per_namespace = _per_namespace(per_namespace)
-                    gone = sum(int(n) for _, n, _ in per_namespace)
-                    if not gone:
-                        break
-                    cursor.execute(self._ERASE_COUNTERS_SQL, [
-                        [ns for ns, _, _ in per_namespace],
-                        [int(n) for _, n, _ in per_namespace],
-                        [int(b) for _, _, b in per_namespace]])
-                    removed += gone
-                    self._remember_progress(scope, op_hash, req_hash,
-                                            {"removed": removed, "held": held, "partial": True})
-        result = c.ForgetResult(removed=removed, held=held)
+                gone = self._erase_batch(statement, params, bound, namespaces, announce, actor,
+                                         removed, progress)
+                removed += gone
         with self._bounded(bound):
+            qs = MemoryItem.objects.filter(namespace__in=namespaces, data_subject_id=subject)
+            held = 0 if override_hold else qs.annotate(
+                item_frozen=self._item_freeze_exists()).filter(
+                Q(item_frozen=True) | Q(namespace_id__in=frozen_ns)).count()
+            result = c.ForgetResult(removed=removed, held=held)
             self._remember_progress(scope, op_hash, req_hash, result.__dict__)
         return result
+
+    def _unheld_left(self, params: dict[str, Any], bound: c.Deadline) -> bool:
+        """Whether a row of the subject that no freeze holds is still there (a writer had it
+        locked when its batch passed)."""
+        with self._bounded(bound), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT EXISTS (SELECT 1 FROM memory_memoryitem m "
+                "WHERE m.namespace_id = ANY(%(namespaces)s) AND m.data_subject_id = %(subject)s"
+                " AND (%(override)s OR NOT EXISTS (SELECT 1 FROM memory_freeze f "
+                "WHERE f.level = 'item' AND f.provider_id = %(provider)s "
+                "AND f.lifted_at IS NULL AND f.item_ref = m.id::text)))", params)
+            return bool(cursor.fetchone()[0])
+
+    def _erase_batch(self, statement: str, params: dict[str, Any], bound: c.Deadline,
+                     namespaces: list[Namespace], announce: bool, actor: str, removed: int,
+                     progress: dict[str, Any]) -> int:
+        """One batch and its counters; returns how many items went. In a transaction of its
+        own (the caller has none) the foreign keys are checked by the delete itself, and the
+        commit does not wait for the WAL to reach the disk: the writers waiting on the
+        namespace's counter row are let go at once, and the durable commit of the final
+        answer (``_forget_subject``) flushes every batch before it."""
+        own_transaction = not connection.in_atomic_block
+        with self._bounded(bound), connection.cursor() as cursor:
+            if own_transaction:
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE; "
+                               "SET LOCAL synchronous_commit = off")
+            cursor.execute(statement, params)
+            per_namespace = cursor.fetchall()
+            if announce:
+                events.items_erased(per_namespace, namespaces=namespaces, actor=actor[:200])
+                per_namespace = _per_namespace(per_namespace)
+            gone = sum(int(n) for _, n, _ in per_namespace)
+            if not gone:
+                return 0
+            self._remember_progress(progress["scope"], progress["op_hash"],
+                                    progress["req_hash"],
+                                    {"removed": removed + gone, "held": 0, "partial": True})
+            # Last: the counter row is locked from here to the commit only.
+            cursor.execute(self._ERASE_COUNTERS_SQL, [
+                [ns for ns, _, _ in per_namespace],
+                [int(n) for _, n, _ in per_namespace],
+                [int(b) for _, _, b in per_namespace]])
+        return gone
 
     def _remember_progress(self, scope: c.Scope, op_hash: str, req_hash: str,
                            response: dict[str, Any]) -> None:
@@ -1253,8 +1286,8 @@ class LocalProvider(c.Provider):
     #: ``wire.item_line``. ``to_json`` escapes free text (content, subject, partition) as
     #: ``json.dumps(ensure_ascii=False)`` does; the id, tier, key and quarantine state are
     #: quoted as they are, their check constraints leave nothing to escape in them; times are
-    #: ``wire.iso``'s (microseconds only when there are some). The two parameters are the
-    #: frozen namespaces and the frozen items.
+    #: ``wire.iso``'s (microseconds only when there are some). ``frozen`` is read by the same
+    #: statement (``_FROZEN_SQL``): no side query per batch.
     _LINE_SQL = (
         "'{\"id\": \"' || t.id::text || '\", \"partition\": ' || to_json(t.x_partition)::text"
         " || ', \"tier\": \"' || t.tier || '\", \"key\": \"' || t.key || '\", \"source\": \"'"
@@ -1265,8 +1298,7 @@ class LocalProvider(c.Provider):
         " || ', \"bytes\": ' || t.bytes::text || ', \"revision\": ' || t.revision::text"
         " || ', \"dataSubjectId\": ' || coalesce(to_json(t.data_subject_id)::text, 'null')"
         " || ', \"quarantine\": \"' || t.quarantine_state || '\", \"frozen\": '"
-        " || CASE WHEN t.namespace_id = ANY(%s::uuid[]) OR t.id = ANY(%s::uuid[])"
-        " THEN 'true' ELSE 'false' END"
+        " || CASE WHEN {frozen} THEN 'true' ELSE 'false' END"
         + "".join(
             f" || ', \"{name}\": \"' || replace(to_char(t.{column} AT TIME ZONE 'UTC', "
             "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '.000000Z', 'Z') || '\"'"
@@ -1277,6 +1309,31 @@ class LocalProvider(c.Provider):
         + " || '}'"
     )
 
+    #: Whether row ``t`` is frozen, as ``_frozen_namespaces`` and the item freezes say, each
+    #: read once per statement (the arrays are init plans): its namespace or its resource under
+    #: a freeze (the parameter: the namespaces exported), or the item itself (the provider; a
+    #: reference that is no item id, which none of this store's freezes has, matches nothing).
+    _FROZEN_SQL = (
+        "t.namespace_id = ANY(ARRAY(SELECT n.id FROM workspaces_namespace n"
+        " JOIN memory_freeze f ON f.lifted_at IS NULL AND ((f.level = 'namespace'"
+        " AND f.namespace_id = n.id) OR (f.level = 'resource' AND f.resource_id = n.resource_id))"
+        " WHERE n.id = ANY(%s::uuid[])))"
+        " OR t.id = ANY(ARRAY(SELECT f.item_ref::uuid FROM memory_freeze f"
+        " WHERE f.level = 'item' AND f.provider_id = %s AND f.lifted_at IS NULL"
+        " AND f.item_ref ~* '^[0-9a-f]{8}-?([0-9a-f]{4}-?){3}[0-9a-f]{12}$'))"
+    )
+
+    def _export_rows(self, filters: c.ItemFilters, namespaces: list[Namespace],
+                     after: tuple[dt.datetime, uuid.UUID] | None) -> QuerySet[Any]:
+        """A batch's rows for the export file (pending items left out), newest first."""
+        qs = self._apply_filters(MemoryItem.objects.filter(namespace__in=namespaces), filters,
+                                 namespaces).exclude(quarantine_state="pending")
+        if after is not None:
+            qs = qs.filter(Q(updated_at__lt=after[0]) | Q(updated_at=after[0], id__lt=after[1]),
+                           updated_at__lte=after[0])
+        return (qs.annotate(x_partition=F("namespace__partition_key"))
+                .order_by("-updated_at", "-id").values(*self._EXPORT_FIELDS)[:EXPORT_BATCH])
+
     def export_lines(self, filters: c.ItemFilters, *, scope: c.Scope,
                      deadline: float) -> Iterator[tuple[bytes, int]]:
         """The export file's share of this store: every matching item that is not pending
@@ -1285,30 +1342,33 @@ class LocalProvider(c.Provider):
 
         PostgreSQL writes each line (``_LINE_SQL``) and COPYs a batch out; COPY's text format
         doubles every backslash (a line holds no other character it escapes: ``to_json``
-        escaped them all), so one replace over the chunk gives the lines back."""
+        escaped them all), so one replace over the chunk gives the lines back. A batch is
+        one statement (one round trip): the freezes are read inside it."""
         _check_filters(filters)
         bound = c.Deadline.of(deadline)  # shared by the lookup and the first batch, as above
         with self._bounded(bound):
             namespaces = list(self._namespaces(scope).values())
+        line = self._LINE_SQL.replace("{frozen}", self._FROZEN_SQL)
+        frozen_params = [[ns.id for ns in namespaces], self._provider_pk]
         after: tuple[dt.datetime, uuid.UUID] | None = None
         while True:
             with self._bounded(bound):
-                rows, frozen_ns, frozen_items = self._export_batch(filters, namespaces, after,
-                                                                   withhold_pending=True)
-                inner, params = rows.query.sql_with_params()
-                statement = (f"COPY (SELECT {self._LINE_SQL} FROM ({inner}) t "  # noqa: S608
+                inner, params = self._export_rows(filters, namespaces, after).query \
+                    .sql_with_params()
+                statement = (f"COPY (SELECT {line} FROM ({inner}) t "  # noqa: S608
                              "ORDER BY t.updated_at DESC, t.id DESC) TO STDOUT")
-                frozen_ids = [pk for pk in map(_uuid_or_none, frozen_items) if pk is not None]
                 buffer, count = bytearray(), 0
                 raw = connection.connection
                 with raw.cursor() as cursor, cursor.copy(
-                        statement, [list(frozen_ns), frozen_ids, *params]) as copy:
+                        statement, [*frozen_params, *params]) as copy:
                     for data in copy:
                         buffer += data
                         count += 1
             if not count:
                 return
-            chunk = bytes(buffer).replace(b"\\\\", b"\\")
+            chunk = bytes(buffer)
+            if b"\\" in chunk:
+                chunk = chunk.replace(b"\\\\", b"\\")
             yield chunk, count
             if count < EXPORT_BATCH:
                 return

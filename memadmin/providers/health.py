@@ -1,7 +1,7 @@
 """Polling provider health with hard deadlines, and turning observations into states.
 
 A poll checks every enabled, probed provider concurrently on a long-lived thread pool and waits
-at most for the slowest deadline plus a small overhead: a stuck provider is recorded as
+at most for the slowest deadline, counted from the poll's start: a stuck provider is recorded as
 "health check timeout" and never stalls the others. A provider whose previous check is still in
 flight is not called again; that guard is a lease row in PostgreSQL (``in_flight_until``), so it
 holds across processes and a poller that died frees it when the lease runs out.
@@ -30,22 +30,37 @@ from memadmin.providers.registry import provider_for
 
 logger = logging.getLogger(__name__)
 
-POLL_OVERHEAD = 0.25  # seconds a poll may take beyond the slowest deadline
 LEASE_GRACE = dt.timedelta(seconds=5)
+#: The share of its deadline a call leaves the poll to record the results in (at most
+#: RECORD_RESERVE_MAX seconds): the deadline bounds the whole poll, recording included.
+RECORD_RESERVE_SHARE = 0.025
+RECORD_RESERVE_MAX = 0.025
+#: How long a poll waits for this process's own calls that an earlier poll gave up on and that
+#: are about to return (their deadline passed): back-to-back polls then call them again rather
+#: than skip them as still in flight. Only such a poll waits; one a scheduler starts a poll
+#: interval later finds them long returned.
+ABANDONED_GRACE = 0.25
 DEGRADED_LATENCY_SHARE = 0.8
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+#: Calls of this process a poll gave up on, by provider id: the call and its lease's end.
+_abandoned: dict[Any, tuple[Future[HealthStatus], dt.datetime]] = {}
 
 
-def _executor() -> ThreadPoolExecutor:
+def _executor(calls: int) -> ThreadPoolExecutor:
     """One long-lived pool: leaving a ``with ThreadPoolExecutor()`` block would wait for every
-    stuck call (PERF-NOTES), and a pool per poll would leak threads."""
+    stuck call (PERF-NOTES), and a pool per poll would leak threads. It has a thread for every
+    call of the poll (at least ``MEMADMIN_HEALTH_THREADS``): a call queued behind others would
+    start late and eat into the poll's one deadline. A poll of more providers than the pool has
+    threads replaces it by a larger one; the old one's threads end with their calls."""
     global _pool
     with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=settings.MEMADMIN_HEALTH_THREADS,
-                                       thread_name_prefix="health")
+        wanted = max(settings.MEMADMIN_HEALTH_THREADS, calls)
+        if _pool is None or _pool._max_workers < wanted:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=wanted, thread_name_prefix="health")
         return _pool
 
 
@@ -60,63 +75,108 @@ class PollResult:
     state: str | None = None
 
 
-def _check(config: ProviderConfig, deadline: float, abandoned: threading.Event) -> HealthStatus:
-    """Runs on a pool thread: one health call, then the thread's DB connection is closed. A
-    call the poller gave up on releases its own lease when it finally returns."""
+def _timeout(deadline: float) -> HealthStatus:
+    return HealthStatus(ok=False, message="health check timeout", checked_at=timezone.now(),
+                        latency_ms=deadline * 1000)
+
+
+def _check(config: ProviderConfig, deadline: float, end: float, lease: dt.datetime,
+           abandoned: threading.Event) -> HealthStatus:
+    """Runs on a pool thread: one health call given only what is left of its deadline, which
+    runs from the poll's start (``end``, monotonic), then the thread's DB connection is closed.
+    A call the poller gave up on releases its own lease (``lease``, if still the provider's)
+    when it finally returns."""
     try:
-        return provider_for(config).health(deadline=deadline)
+        remaining = end - time.monotonic()
+        if remaining <= 0:
+            return _timeout(deadline)
+        return provider_for(config).health(deadline=remaining)
     except Exception as exc:  # the contract says health never raises; do not trust it
         logger.exception("health() of provider %s raised", config.pk)
         return HealthStatus(ok=False, message=f"health check failed: {type(exc).__name__}",
                             checked_at=timezone.now(), latency_ms=deadline * 1000)
     finally:
         if abandoned.is_set():
-            _release([config.pk])
+            _release(config.pk, lease)
         connection.close()
 
 
-def _release(provider_ids: list[Any]) -> None:
+def _release(provider_id: Any, lease: dt.datetime) -> None:
+    """Free a lease unless another poll has taken the provider since."""
     try:
-        ProviderHealth.objects.filter(provider_id__in=provider_ids).update(in_flight_until=None)
+        ProviderHealth.objects.filter(provider_id=provider_id,
+                                      in_flight_until=lease).update(in_flight_until=None)
     except Exception:  # the lease then simply expires
-        logger.warning("could not release the health leases of %s", provider_ids)
+        logger.warning("could not release the health lease of %s", provider_id)
 
 
-def _acquire(configs: list[ProviderConfig], now: dt.datetime) -> set[Any]:
-    """Lease every provider not already in flight, in one statement; returns the leased ids."""
-    if not configs:
-        return set()
-    ProviderHealth.objects.bulk_create([ProviderHealth(provider=c) for c in configs],
-                                       ignore_conflicts=True)
+_ACQUIRE_SQL = """
+    INSERT INTO providers_providerhealth AS h (provider_id, state, message,
+                                               consecutive_failures, in_flight_until)
+    SELECT unnest(%s::uuid[]), 'unknown', '', 0, %s
+    ON CONFLICT (provider_id) DO UPDATE SET in_flight_until = EXCLUDED.in_flight_until
+    WHERE h.in_flight_until IS NULL OR h.in_flight_until < %s
+       OR h.in_flight_until = (%s::timestamptz[])[array_position(%s::uuid[], h.provider_id)]
+    RETURNING h.provider_id
+"""
+
+
+def _returned(ids: list[Any]) -> dict[Any, dt.datetime]:
+    """This process's abandoned calls to these providers that have returned (waiting at most
+    ABANDONED_GRACE for those past their deadline), with the leases they still hold."""
+    with _pool_lock:
+        mine = {pk: _abandoned.pop(pk) for pk in ids if pk in _abandoned}
+    running = [future for future, _ in mine.values() if not future.done()]
+    if running:
+        wait(running, timeout=ABANDONED_GRACE)
+    with _pool_lock:
+        for pk, (future, lease) in mine.items():
+            if not future.done():
+                _abandoned.setdefault(pk, (future, lease))
+    return {pk: lease for pk, (future, lease) in mine.items() if future.done()}
+
+
+def _acquire(configs: list[ProviderConfig], now: dt.datetime) -> tuple[set[Any], dt.datetime]:
+    """Lease every provider not already in flight (creating its health row the first time),
+    in one statement; a lease this process holds for a call that has returned is taken over.
+    Returns the leased ids and the lease's end."""
     longest = max(c.health_deadline_ms for c in configs) / 1000
     until = now + dt.timedelta(seconds=longest * 2) + LEASE_GRACE
+    ids = [c.pk for c in configs]
+    ours = _returned(ids)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE providers_providerhealth SET in_flight_until = %s"
-            " WHERE provider_id = ANY(%s)"
-            "   AND (in_flight_until IS NULL OR in_flight_until < %s) RETURNING provider_id",
-            [until, [c.pk for c in configs], now],
-        )
-        return {row[0] for row in cursor.fetchall()}
+        cursor.execute(_ACQUIRE_SQL, [ids, until, now, list(ours.values()), list(ours)])
+        return {row[0] for row in cursor.fetchall()}, until
 
 
 def poll(configs: Iterable[ProviderConfig]) -> list[PollResult]:
-    """Check the given providers concurrently; return within max(deadline) + overhead."""
+    """Check the given providers concurrently; return at about the slowest deadline, counted
+    from the poll's start, recording the results (one transaction, a constant handful of
+    statements) included.
+
+    Every call starts at once on its own pool thread and gets its own deadline measured from
+    the poll's start, less a small reserve for the recording (RECORD_RESERVE_SHARE), so
+    neither the lease nor a thread's start-up extends it; a call still running at the end is
+    recorded as "health check timeout" (it releases its lease when it returns)."""
     started = time.monotonic()
-    now = timezone.now()
     configs = list(configs)
-    leased = _acquire(configs, now)
-    futures: dict[Future[HealthStatus], tuple[ProviderConfig, float, threading.Event]] = {}
+    if not configs:
+        return []
+    leased, lease = _acquire(configs, timezone.now())
+    due = [config for config in configs if config.pk in leased]
     results: list[PollResult] = [PollResult(c.pk, None) for c in configs if c.pk not in leased]
-    for config in configs:
-        if config.pk in leased:
+    futures: dict[Future[HealthStatus], tuple[ProviderConfig, float, threading.Event]] = {}
+    if due:
+        pool = _executor(len(due))
+        ends = []
+        for config in due:
             deadline = config.health_deadline_ms / 1000
+            end = started + deadline - min(RECORD_RESERVE_MAX, deadline * RECORD_RESERVE_SHARE)
             abandoned = threading.Event()
-            future = _executor().submit(_check, config, deadline, abandoned)
+            future = pool.submit(_check, config, deadline, end, lease, abandoned)
             futures[future] = (config, deadline, abandoned)
-    if futures:
-        longest = max(deadline for _, deadline, _ in futures.values())
-        wait(futures, timeout=max(0.0, longest + POLL_OVERHEAD - (time.monotonic() - started)))
+            ends.append(end)
+        wait(futures, timeout=max(0.0, max(ends) - time.monotonic()))
     finished: list[Any] = []
     observed: list[tuple[ProviderConfig, HealthStatus]] = []
     for future, (config, deadline, abandoned) in futures.items():
@@ -124,17 +184,17 @@ def poll(configs: Iterable[ProviderConfig]) -> list[PollResult]:
             status = future.result()
             finished.append(config.pk)
         else:
-            # Still running: recorded as a timeout now; it releases its lease when it returns.
             abandoned.set()
-            status = HealthStatus(ok=False, message="health check timeout",
-                                  checked_at=timezone.now(), latency_ms=deadline * 1000)
+            if future.done():  # it returned meanwhile, maybe before seeing ``abandoned``
+                status = future.result()
+                finished.append(config.pk)  # releasing twice does no harm
+            else:
+                status = _timeout(deadline)
+                with _pool_lock:
+                    _abandoned[config.pk] = (future, lease)
         observed.append((config, status))
-    with transaction.atomic():
-        states = record_many(observed)
-        results.extend(PollResult(config.pk, status, states[config.pk])
-                       for config, status in observed)
-        if finished:
-            _release(finished)
+    states = record_many(observed, release=finished)
+    results.extend(PollResult(config.pk, status, states[config.pk]) for config, status in observed)
     return results
 
 
@@ -151,58 +211,92 @@ def poll_all() -> list[PollResult]:
     return poll(pollable())
 
 
-def next_state(health: ProviderHealth, status: HealthStatus, deadline_ms: int) -> str:
-    if status.ok:
-        slow = status.latency_ms > DEGRADED_LATENCY_SHARE * deadline_ms
-        return "degraded" if slow else "ok"
-    failures = health.consecutive_failures + 1
-    return "down" if failures >= failures_for_down() else "degraded"
+#: A poll's whole record in one statement: lock the providers' health rows, move each one's
+#: state (``ok``, or ``degraded`` when slower than DEGRADED_LATENCY_SHARE of its deadline; on a
+#: failure ``degraded``, then ``down`` after MEMADMIN_HEALTH_DOWN_AFTER failures in a row),
+#: store the observations and a transition for each state that changed, and release the
+#: leases of the calls that returned. Answers each provider's old and new state and the id of
+#: its transition, if any.
+_RECORD_SQL = """
+    WITH observed AS (
+        SELECT * FROM unnest(%(ids)s::uuid[], %(ok)s::boolean[], %(messages)s::text[],
+                             %(latencies)s::float8[], %(at)s::timestamptz[],
+                             %(deadlines)s::integer[], %(release)s::boolean[])
+            AS o(provider_id, ok, message, latency_ms, checked_at, deadline_ms, release)
+    ), old AS (
+        SELECT h.provider_id, h.state, h.consecutive_failures
+        FROM providers_providerhealth h JOIN observed o USING (provider_id)
+        ORDER BY h.provider_id FOR UPDATE OF h
+    ), moved AS (
+        SELECT o.*, old.state AS from_state,
+               CASE WHEN o.ok THEN 0 ELSE old.consecutive_failures + 1 END AS failures,
+               CASE WHEN o.ok AND o.latency_ms > %(share)s * o.deadline_ms THEN 'degraded'
+                    WHEN o.ok THEN 'ok'
+                    WHEN old.consecutive_failures + 1 >= %(down_after)s THEN 'down'
+                    ELSE 'degraded' END AS to_state
+        FROM observed o JOIN old USING (provider_id)
+    ), updated AS (
+        UPDATE providers_providerhealth h SET state = m.to_state, message = m.message,
+            consecutive_failures = m.failures, last_checked_at = m.checked_at,
+            last_ok_at = CASE WHEN m.ok THEN m.checked_at ELSE h.last_ok_at END,
+            in_flight_until = CASE WHEN m.release THEN NULL ELSE h.in_flight_until END
+        FROM moved m WHERE h.provider_id = m.provider_id
+    ), checks AS (
+        INSERT INTO providers_healthcheck (provider_id, ok, message, latency_ms, checked_at)
+        SELECT provider_id, ok, message, latency_ms, checked_at FROM observed
+    ), transitions AS (
+        INSERT INTO providers_healthtransition (provider_id, from_state, to_state, message, at,
+                                                alerted, muted_reason)
+        SELECT provider_id, from_state, to_state, message, checked_at, false, ''
+        FROM moved WHERE from_state <> to_state
+        RETURNING id, provider_id
+    )
+    SELECT m.provider_id, m.from_state, m.to_state, t.id
+    FROM moved m LEFT JOIN transitions t USING (provider_id)
+"""
 
 
 def record(config: ProviderConfig, status: HealthStatus) -> str:
     """Store one observation; see ``record_many``."""
+    ProviderHealth.objects.bulk_create([ProviderHealth(provider=config)], ignore_conflicts=True)
     return record_many([(config, status)])[config.pk]
 
 
-def record_many(observed: list[tuple[ProviderConfig, HealthStatus]]) -> dict[Any, str]:
+def record_many(observed: list[tuple[ProviderConfig, HealthStatus]],
+                release: Iterable[Any] = ()) -> dict[Any, str]:
     """Store observations, move each provider's state, store a transition when it changes, and
-    start an alert job for transitions into and out of ``down``. A constant handful of
-    statements however many providers a poll saw (a poll of 50 once spent 56 ms here on 273
-    statements, one provider at a time). Returns the new state per provider id."""
+    start an alert job for transitions into and out of ``down``; release the leases of the
+    providers in ``release``. Every provider observed has its health row already (``_acquire``
+    or ``record`` made it). One statement however many providers a poll saw (``_RECORD_SQL``;
+    a poll of 50 once spent 56 ms on 273 statements, one provider at a time), plus the alert
+    decisions of the transitions that may page. Returns the new state per provider id."""
     if not observed:
         return {}
+    latest = {config.pk: (config, status) for config, status in observed}  # one per provider
+    freed = set(release)
+    params: dict[str, Any] = {
+        "ids": list(latest), "ok": [s.ok for _, s in latest.values()],
+        "messages": [s.message[:300] for _, s in latest.values()],
+        "latencies": [float(s.latency_ms) for _, s in latest.values()],
+        "at": [s.checked_at for _, s in latest.values()],
+        "deadlines": [c.health_deadline_ms for c, _ in latest.values()],
+        "release": [pk in freed for pk in latest],
+        "share": DEGRADED_LATENCY_SHARE, "down_after": failures_for_down(),
+    }
     with transaction.atomic():
-        ids = [config.pk for config, _ in observed]
-        ProviderHealth.objects.bulk_create([ProviderHealth(provider=c) for c, _ in observed],
-                                           ignore_conflicts=True)
-        rows = {h.provider_id: h for h in
-                ProviderHealth.objects.select_for_update().filter(provider_id__in=ids)
-                .order_by("provider_id")}
-        HealthCheck.objects.bulk_create([
-            HealthCheck(provider=config, ok=status.ok, message=status.message[:300],
-                        latency_ms=status.latency_ms, checked_at=status.checked_at)
-            for config, status in observed])
-        states: dict[Any, str] = {}
-        transitions: list[HealthTransition] = []
-        for config, status in observed:
-            health = rows[config.pk]
-            new_state = next_state(health, status, config.health_deadline_ms)
-            old_state = health.state
-            health.consecutive_failures = 0 if status.ok else health.consecutive_failures + 1
-            health.state, health.message = new_state, status.message[:300]
-            health.last_checked_at = status.checked_at
-            if status.ok:
-                health.last_ok_at = status.checked_at
-            states[config.pk] = new_state
-            if new_state != old_state:
-                transitions.append(HealthTransition(
-                    provider=config, from_state=old_state, to_state=new_state,
-                    message=status.message[:300], at=status.checked_at))
-        ProviderHealth.objects.bulk_update(
-            list(rows.values()),
-            ["state", "message", "consecutive_failures", "last_checked_at", "last_ok_at"])
+        with connection.cursor() as cursor:
+            cursor.execute(_RECORD_SQL, params)
+            rows = cursor.fetchall()
+        states = {provider_id: to_state for provider_id, _, to_state, _ in rows}
+        transitions = []
+        for provider_id, from_state, to_state, transition_id in rows:
+            if transition_id is None:
+                continue
+            config, status = latest[provider_id]
+            transitions.append(HealthTransition(
+                pk=transition_id, provider=config, from_state=from_state, to_state=to_state,
+                message=status.message[:300], at=status.checked_at))
         if transitions:
-            HealthTransition.objects.bulk_create(transitions)
             alert_enqueue_all(transitions)
     return states
 

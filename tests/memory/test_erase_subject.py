@@ -196,3 +196,47 @@ class TestCutShort:
         assert result == c.ForgetResult(removed=7, held=3)
         assert not MemoryItem.objects.filter(pk=locked).exists()
         counters_match_a_recount(world["namespaces"])
+
+    def test_a_writer_in_another_connection_completes_between_its_batches(
+            self, world, monkeypatch) -> None:
+        # Each batch commits on its own: after the first one, a write to the same namespace
+        # (its counter row, its items) goes through before the erasure carries on.
+        real = store.LocalProvider._erase_batch
+        go, written = threading.Event(), threading.Event()
+        batches = {"n": 0}
+
+        def then_let_the_writer_in(self, *args, **kwargs):
+            gone = real(self, *args, **kwargs)
+            batches["n"] += 1
+            if batches["n"] == 1:
+                go.set()
+                written.wait(10)
+            return gone
+
+        def writer() -> None:
+            try:
+                go.wait(10)
+                world["provider"].retain(
+                    "facts", "written-meanwhile", "A note written during the erasure",
+                    "replace", operation_id="meanwhile", deadline=10,
+                    scope=c.Scope.of(world["namespaces"][0].partition_key))
+                written.set()
+            finally:
+                connection.close()
+
+        monkeypatch.setattr(store.LocalProvider, "_erase_batch", then_let_the_writer_in)
+        thread = threading.Thread(target=writer)
+        thread.start()
+        try:
+            result = forget(world)
+        finally:
+            go.set()
+            thread.join()
+
+        assert written.is_set()
+        assert batches["n"] > 1  # the write landed while the erasure was under way
+        assert result == c.ForgetResult(removed=7, held=3)
+        assert MemoryItem.objects.filter(key="written-meanwhile").exists()
+        assert not MemoryItem.objects.filter(data_subject_id=SUBJECT).exclude(
+            key__in=["jane-held", "jane-other-ns", "jane-other-ns-2"]).exists()
+        counters_match_a_recount(world["namespaces"])

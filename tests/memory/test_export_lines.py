@@ -144,6 +144,32 @@ def test_the_export_file_has_todays_bytes(local_config, namespace, other_namespa
     assert by_id[stored["edited"]]["revision"] == 2
 
 
+@pytest.mark.usefixtures("small_batches")
+def test_a_resource_freeze_and_a_lifted_hold_read_as_the_list_pages_do(
+        local_config, namespace, other_namespace, stored) -> None:
+    """The file reads the freezes inside each batch's statement: a freeze of the whole
+    resource marks every line, a lifted item hold marks none, as the list pages say."""
+    provider = provider_for(local_config)
+    both = c.Scope((namespace.partition_key, other_namespace.partition_key))
+    provider.lift_freeze(c.FreezeTarget(level="item", item_id=stored["frozen"]),
+                         kind="legal_hold", scope=c.Scope.of(namespace.partition_key),
+                         deadline=5)
+    provider.lift_freeze(c.FreezeTarget(level="namespace",
+                                        partition=other_namespace.partition_key),
+                         kind="freeze", scope=c.Scope.of(other_namespace.partition_key),
+                         deadline=5)
+    lifted = file_bytes(run(export_job([namespace, other_namespace])))
+    assert lifted == todays_bytes(local_config, [namespace, other_namespace])
+    assert {json.loads(line)["frozen"] for line in lifted.splitlines()} == {False}
+
+    provider.freeze(c.FreezeTarget(level="resource", resource=namespace.resource.slug),
+                    kind="freeze", reason="audit", scope=both, deadline=5)
+    body = file_bytes(run(export_job([namespace, other_namespace])))
+
+    assert body == todays_bytes(local_config, [namespace, other_namespace])
+    assert {json.loads(line)["frozen"] for line in body.splitlines()} == {True}
+
+
 def test_the_batches_change_nothing(local_config, namespace, other_namespace, stored,
                                     monkeypatch) -> None:
     """One batch for everything, or batches of one row: the same file."""

@@ -177,6 +177,29 @@ def test_it_polls_many_hanging_providers_within_the_slowest_deadline(
     assert HealthCheck.objects.filter(provider__in=configs).count() == 5
 
 
+@polling
+def test_it_starts_every_call_at_once_even_past_the_pool_size(
+        workspace, servers, settings, monkeypatch) -> None:
+    # With a pool of 2 threads and 6 hanging providers, calls queued behind the hanging ones
+    # used to start only when those timed out: the healthy ones were then reported as timeouts
+    # and the poll took several deadlines.
+    settings.MEMADMIN_HEALTH_THREADS = 2
+    monkeypatch.setattr(health, "_pool", None)  # as in a fresh process
+    configs = [remote(workspace, servers.start("hang"), slug=f"stuck{i}", deadline_ms=300)
+               for i in range(6)]
+    configs += [remote(workspace, servers.start("ok"), slug=f"well{i}", deadline_ms=300)
+                for i in range(6)]
+
+    started = time.monotonic()
+    results = health.poll(configs)
+    elapsed = time.monotonic() - started
+
+    assert elapsed < 5 * 0.3
+    by_id = {r.provider_id: r.status for r in results}
+    assert [(by_id[c.pk].ok, by_id[c.pk].message) for c in configs  # type: ignore[union-attr]
+            ] == [(False, "health check timeout")] * 6 + [(True, "")] * 6
+
+
 # -- anti-flapping, transitions and alert jobs --------------------------------------------------
 
 
@@ -321,7 +344,9 @@ def open_sockets() -> int:
 def test_it_leaks_no_thread_or_socket_polling_a_hanging_provider_100_times(
         workspace, servers) -> None:
     server = servers.start("hang")
-    config = remote(workspace, server, deadline_ms=50)
+    # The deadline runs from the poll's start: long enough that a loaded machine starts nearly
+    # every call (and so opens its socket) before it passes.
+    config = remote(workspace, server, deadline_ms=150)
     poll_one(config)  # the pool thread and the server exist from here on
     threads, sockets = threading.active_count(), open_sockets()
 
@@ -329,7 +354,9 @@ def test_it_leaks_no_thread_or_socket_polling_a_hanging_provider_100_times(
 
     assert all(r.status is not None and r.status.message == "health check timeout"
                for r in results)
-    assert server.request_count == 101
+    # Every poll called it (none skipped it as still in flight), bar the odd call whose thread
+    # a loaded machine started only after the poll's deadline had passed (no request then).
+    assert server.request_count >= 91
     # Connections the client gave up on close on both sides shortly after.
     assert wait_until(lambda: threading.active_count() <= threads + 3
                       and open_sockets() <= sockets + 3), (
@@ -783,6 +810,12 @@ def test_it_records_a_poll_in_the_same_number_of_statements_for_3_or_12_provider
             results = health.poll(configs)
         assert {r.state for r in results} == {"ok"}
         assert HealthCheck.objects.filter(provider__in=configs).count() == count
+        assert HealthTransition.objects.filter(provider__in=configs, to_state="ok").count() == (
+            count)
+        assert not ProviderHealth.objects.filter(provider__in=configs,
+                                                 in_flight_until__isnull=False).exists()
         return len(queries)
 
-    assert statements(3, "a") == statements(12, "b")
+    # The lease (creating the health rows), then BEGIN, the record (checks, states, transitions
+    # and the released leases) and COMMIT: nothing per provider.
+    assert statements(3, "a") == statements(12, "b") == 4
