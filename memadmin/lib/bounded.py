@@ -82,9 +82,15 @@ def _bound(execute: Callable[..., Any], sql: str, params: Any, many: bool,
         return execute(sql, params, many, context)
 
 
+def bounded_enclosure() -> bool:
+    """Whether a ``statements_within`` block is open on this thread's connection."""
+    return bool(getattr(connection, "_memadmin_bounds", None))
+
+
 @contextmanager
-def statements_within(left: Callable[[], float]) -> Iterator[None]:
-    """A transaction (a savepoint when one is open) whose statements each get ``left()``
+def statements_within(left: Callable[[], float], *, savepoint: bool = True) -> Iterator[None]:
+    """A transaction (a savepoint when one is open, unless ``savepoint=False``) whose
+    statements each get ``left()``
     seconds at most (the least left of every enclosing block), counting lock waits;
     ``OutOfTime`` before a statement when nothing is left and, when the block finished too
     late, instead of committing (the block is rolled back). The settings the caller's
@@ -98,7 +104,10 @@ def statements_within(left: Callable[[], float]) -> Iterator[None]:
     # unless an enclosing block is itself bounded: it sets them again before its next
     # statement anyway.
     nested = connection.in_atomic_block and not outer
-    with transaction.atomic():
+    # savepoint=False (inside a caller's transaction): no savepoint; should the block fail,
+    # the caller's transaction is marked for rollback (Django's atomic), so nothing of it
+    # can commit -- for work that has nothing of its own to roll back.
+    with transaction.atomic(savepoint=savepoint):
         previous = None
         if nested:
             with connection.cursor() as cursor:

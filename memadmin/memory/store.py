@@ -33,7 +33,12 @@ from psycopg.types.json import Jsonb
 
 from memadmin.events import services as events
 from memadmin.gdpr.models import Tombstone
-from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
+from memadmin.lib.bounded import (
+    OutOfTime,
+    bounded_enclosure,
+    is_timeout,
+    statements_within,
+)
 from memadmin.lib.keys import canonical_json, subject_hashes_all_keys
 from memadmin.memory.models import (
     SEARCH_CONFIG,
@@ -320,13 +325,18 @@ class LocalProvider(c.Provider):
     # -- plumbing ---------------------------------------------------------------------------
 
     @contextmanager
-    def _bounded(self, deadline: float | c.Deadline) -> Iterator[c.Deadline]:
+    def _bounded(self, deadline: float | c.Deadline, *,
+                 read_only: bool = False) -> Iterator[c.Deadline]:
         """A savepoint in which every statement gets only the time left (statement and lock
         timeouts set before each, lookups included) and which is rolled back, as ``Timeout``,
-        when the deadline passed before it could be released: a late write is never applied."""
+        when the deadline passed before it could be released: a late write is never applied.
+        A ``read_only`` call inside an enclosing bounded block (an endpoint request) takes no
+        savepoint of its own: it has nothing to roll back, and should it fail the enclosing
+        transaction can only roll back (two round trips saved)."""
         bound = c.Deadline.of(deadline)
         try:
-            with statements_within(bound.remaining):
+            with statements_within(bound.remaining,
+                                   savepoint=not (read_only and bounded_enclosure())):
                 yield bound
         except OutOfTime:
             raise c.Timeout("the built-in store did not finish within the deadline") from None
@@ -1105,7 +1115,7 @@ class LocalProvider(c.Provider):
                                       or not 1 <= max_bytes <= c.RECALL_MAX_BYTES):
             raise c.InvalidRequest(f"maxBytes must be 1-{c.RECALL_MAX_BYTES}")
         query = sanitize_query(text)
-        with self._bounded(deadline):
+        with self._bounded(deadline, read_only=True):
             namespaces = self._namespaces(scope)
             cap = min(ns.resource.max_bytes for ns in namespaces.values())
             if max_bytes is not None:
