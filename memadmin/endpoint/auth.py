@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.fields import ArrayField
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.db.models import CharField, OuterRef, Value
 from django.utils import timezone
 
@@ -72,12 +73,14 @@ def touch_after_failure(caller: Caller) -> None:
         pass  # only a "last used" time: the answer (an error already) must not change
 
 
-def _lookup(digest: str) -> tuple[Any, ...] | None:
-    """The usable agent token or admin credential with this digest, in one statement (both
-    tables and, for a token, its partitions): kind, pk, prefix, access, last used, partitions,
-    then the workspace's columns. An agent token wins should both ever match."""
-    usable = usable_secrets()
-    workspace = [f"workspace__{f.attname}" for f in Workspace._meta.concrete_fields]
+_DIGEST = "\x00digest"  # placeholders of the compiled lookup, replaced on every call
+_NOW = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_WORKSPACE_FIELDS = [f.attname for f in Workspace._meta.concrete_fields]
+
+
+def _lookup_queryset(digest: str, now: dt.datetime) -> Any:
+    usable = usable_secrets(now)
+    workspace = [f"workspace__{name}" for name in _WORKSPACE_FIELDS]
     partitions = ArraySubquery(Namespace.objects.filter(agent_tokens=OuterRef("pk"))
                                .values("partition_key"))
     agent = (AgentToken.objects.filter(usable, secret_hash=digest)
@@ -89,8 +92,32 @@ def _lookup(digest: str) -> tuple[Any, ...] | None:
                        parts=Value(None, output_field=ArrayField(CharField())))
              .values_list("kind", "pk", "prefix", "grant", "last_used_at", "parts",
                           *workspace))
-    rows = sorted(agent.union(admin, all=True), key=lambda row: row[0] != "agent")
-    return rows[0] if rows else None
+    return agent.union(admin, all=True)
+
+
+@functools.cache
+def _lookup_sql() -> tuple[str, tuple[Any, ...]]:
+    """The lookup's statement, compiled by the ORM once a process (its rules stay those of
+    ``usable_secrets``); the digest and the time are bound on every call."""
+    sql, params = _lookup_queryset(_DIGEST, _NOW).query.sql_with_params()
+    if _DIGEST not in params or _NOW not in params:  # pragma: no cover - a changed rule
+        raise RuntimeError("the credential lookup no longer takes the digest and the time")
+    return sql, tuple(params)
+
+
+def _lookup(digest: str) -> tuple[Any, ...] | None:
+    """The usable agent token or admin credential with this digest, in one statement (both
+    tables and, for a token, its partitions): kind, pk, prefix, access, last used, partitions,
+    then the workspace's columns. An agent token wins should both ever match."""
+    sql, template = _lookup_sql()
+    now = timezone.now()
+    params = [digest if p == _DIGEST else now if p == _NOW else p
+              for p in template]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    rows.sort(key=lambda row: row[0] != "agent")
+    return tuple(rows[0]) if rows else None
 
 
 def authenticate(header: str | None) -> Caller:
@@ -102,8 +129,7 @@ def authenticate(header: str | None) -> Caller:
     if row is None:
         raise c.AuthFailed("unknown, revoked, expired or suspended token")
     kind, pk, prefix, access, last_used, parts, *columns = row
-    workspace = Workspace.from_db("default", [f.attname for f in
-                                              Workspace._meta.concrete_fields], columns)
+    workspace = Workspace.from_db("default", _WORKSPACE_FIELDS, columns)
     if kind == "agent":
         touched = pk if _touch(AgentToken, pk, last_used) else None
         return Caller(kind="agent", workspace=workspace, label=f"agent:{prefix}",
