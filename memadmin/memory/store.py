@@ -1407,7 +1407,7 @@ class LocalProvider(c.Provider):
         # time still counts against the deadline); the allow-list decides flagged ones inside.
         from memadmin.quarantine.scanner import scan
 
-        flagged = [scan(e.content).flagged for e in checked]
+        scanned = [scan(e.content) for e in checked]
         with self._bounded(bound), events.subscribers_cached():
             namespace = self._namespaces(scope)[partition]
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
@@ -1429,7 +1429,7 @@ class LocalProvider(c.Provider):
                                       {**(error.details or {}), "index": index}) from None
                 if pii.content != entry.content:
                     checked[index] = dataclasses.replace(entry, content=pii.content)
-                    flagged[index] = scan(pii.content).flagged
+                    scanned[index] = scan(pii.content)
                 screened.append(pii)
             limit = namespace.resource.item_max_bytes
             sizes = [len(e.content.encode("utf-8")) for e in checked]
@@ -1439,8 +1439,9 @@ class LocalProvider(c.Provider):
                                      f"resource allows {limit}",
                                      {"index": index, "bytes": size, "limit": limit})
             workspace_id = namespace.resource.workspace_id
-            verdicts = [screening.assess(e.content, workspace_id) if hit else None
-                        for e, hit in zip(checked, flagged, strict=True)]
+            # The allow-list read once for every flagged entry (none when all are clean).
+            verdicts = screening.assess_scanned([e.content for e in checked], scanned,
+                                                workspace_id)
             now = timezone.now()
             rows = [
                 MemoryItem(namespace=namespace, tier="facts",
