@@ -1,9 +1,9 @@
 """Recall round trip: through the HTTP client against memadmin's own endpoint, versus calling
 the built-in provider directly.
 
-Starts the site as ``make run`` serves it (gunicorn, kept connections) on a free loopback port
-over a throwaway database with 200 facts, then times 100 recalls each way and prints medians
-and the ratio:
+Starts the site as ``make run`` serves it (gunicorn, Django's psycopg pool) on a free loopback
+port over a throwaway database with 200 facts, then times 100 recalls each way, interleaved
+(so both paths see the same load), and prints medians and the ratio:
 
     DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
         .venv/bin/python benchmarks/recall_roundtrip.py
@@ -22,12 +22,16 @@ CALLS = 100
 WORDS = ["hosting", "billing", "refund", "escalation", "thermostat", "warranty", "invoice"]
 
 
-def timed(call) -> list[float]:  # type: ignore[no-untyped-def]
-    times = []
+def timed(*calls) -> list[list[float]]:  # type: ignore[no-untyped-def]
+    """Each call's times in ms, the calls interleaved (one of each per round, the order
+    alternating), so a change in the machine's load hits both paths alike."""
+    times: list[list[float]] = [[] for _ in calls]
     for n in range(CALLS):
-        started = time.perf_counter()
-        call(WORDS[n % len(WORDS)])
-        times.append((time.perf_counter() - started) * 1000)
+        order = list(enumerate(calls))
+        for index, call in order if n % 2 else reversed(order):
+            started = time.perf_counter()
+            call(WORDS[n % len(WORDS)])
+            times[index].append((time.perf_counter() - started) * 1000)
     return times
 
 
@@ -63,10 +67,14 @@ def main() -> None:
                 kind="http", url=f"{base}/oc-memory", credential=secret)
             client = provider_for(remote)
             client.recall("warm up", scope=scope, deadline=10)
-            over_http = timed(lambda text: client.recall(text, scope=scope, deadline=10))
-            direct = timed(lambda text: builtin.recall(text, scope=scope, deadline=10))
+            over_http, direct = timed(
+                lambda text: client.recall(text, scope=scope, deadline=10),
+                lambda text: builtin.recall(text, scope=scope, deadline=10))
     http_median, direct_median = statistics.median(over_http), statistics.median(direct)
-    print(f"recall round trip, {CALLS} calls each, 200 facts in one namespace")
+    import os
+
+    print(f"recall round trip, {CALLS} calls each (interleaved), 200 facts in one namespace; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'path':<34}{'median ms':>10}{'p90 ms':>9}")
     for label, times in (("HTTP client -> endpoint -> store", over_http),
                          ("built-in provider, direct", direct)):

@@ -137,17 +137,23 @@ def audit_event_create(
     payload = _normalised(json.loads(canonical_json(data or {})))
     _check_data(payload)
     chain = chain_of(workspace)
-    with transaction.atomic():
-        with connection.cursor() as cursor:
+    # No savepoint of its own: an event that fails to append dooms the caller's transaction
+    # (an audited action cannot commit without its event), and it saves two round trips.
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        cursor.execute(_HEAD_LOCKED, [chain])
+        head = cursor.fetchone()
+        if head is None:  # the chain's first event: create its head, then lock it
             cursor.execute(
                 "INSERT INTO audit_auditchainhead (chain, seq, hash) VALUES (%s, 0, %s) "
                 "ON CONFLICT (chain) DO NOTHING",
                 [chain, GENESIS],
             )
-        head = AuditChainHead.objects.select_for_update().get(chain=chain)
+            cursor.execute(_HEAD_LOCKED, [chain])
+            head = cursor.fetchone()
+        seq, prev_hash = head
         event = AuditEvent(
             chain=chain,
-            seq=head.seq + 1,
+            seq=seq + 1,
             workspace_id=workspace.pk if workspace is not None else None,
             actor_id=actor.user.pk if actor.user is not None else None,
             actor_label=actor.label[:200],
@@ -156,14 +162,34 @@ def audit_event_create(
             target_id=str(target_id)[:1024],
             data=payload,
             created_at=timezone.now(),
-            prev_hash=head.hash,
+            prev_hash=prev_hash,
             key_id=active_audit_key_id(),
         )
         event.hash = event_hash(event)
-        event.save(force_insert=True)
-        head.seq, head.hash = event.seq, event.hash
-        head.save(update_fields=["seq", "hash"])
+        # The event and the head's advance in one statement (the head stays locked until the
+        # caller's transaction ends, so appends still serialise).
+        fields = {f.name: f for f in AuditEvent._meta.concrete_fields}
+        values = [fields[name].get_db_prep_save(getattr(event, fields[name].attname),
+                                                connection) for name in _EVENT_COLUMNS]
+        cursor.execute(_APPEND, [*values, event.seq, event.hash, chain])
+        row = cursor.fetchone()
+        if row is None or row[0] is None:  # pragma: no cover - the head row is locked above
+            raise RuntimeError("the audit chain head vanished while locked")
+        event.pk = row[0]
+        event._state.adding = False
     return event
+
+
+_HEAD_LOCKED = "SELECT seq, hash FROM audit_auditchainhead WHERE chain = %s FOR UPDATE"
+_EVENT_COLUMNS = ("chain", "seq", "workspace", "actor", "actor_label", "action", "target_type",
+                  "target_id", "data", "created_at", "prev_hash", "hash", "key_id")
+_APPEND = (
+    "WITH e AS (INSERT INTO audit_auditevent (chain, seq, workspace_id, actor_id, actor_label, "
+    "action, target_type, target_id, data, created_at, prev_hash, hash, key_id) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id) "
+    "UPDATE audit_auditchainhead SET seq = %s, hash = %s WHERE chain = %s "
+    "RETURNING (SELECT id FROM e)"
+)
 
 
 # --- verification -----------------------------------------------------------------------------

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 from typing import Any
 
+from django.contrib.postgres.expressions import ArraySubquery
+from django.contrib.postgres.fields import ArrayField
+from django.db import DatabaseError, connection
+from django.db.models import CharField, OuterRef, Value
 from django.utils import timezone
 
+from memadmin.lib.bounded import OutOfTime, statements_within
 from memadmin.lib.keys import secret_digest
 from memadmin.memory.models import AgentToken
 from memadmin.providers import contract as c
-from memadmin.workspaces.models import AdminCredential, Workspace, usable_secrets
+from memadmin.workspaces.models import AdminCredential, Namespace, Workspace, usable_secrets
 
 LAST_USED_RESOLUTION = dt.timedelta(seconds=60)
 MAX_TOKEN_CHARS = 200
@@ -24,6 +30,8 @@ class Caller:
     label: str
     access: str  # "read", "read-write" (agents) or "admin"
     partitions: frozenset[str] = frozenset()
+    #: The credential's pk when this request updated its "last used" time, else None.
+    touched: Any = None
 
     @property
     def is_agent(self) -> bool:
@@ -44,28 +52,88 @@ def _bearer(header: str | None) -> str:
     return token
 
 
-def _touch(model: type[Any], pk: Any, last_used: dt.datetime | None) -> None:
+def _touch(model: type[Any], pk: Any, last_used: dt.datetime | None) -> bool:
     now = timezone.now()
     if last_used is None or now - last_used > LAST_USED_RESOLUTION:
         model.objects.filter(pk=pk).update(last_used_at=now)
+        return True
+    return False
+
+
+def touch_after_failure(caller: Caller) -> None:
+    """Record the use of a credential whose request failed (its transaction, which held the
+    "last used" update, was rolled back), at most once per LAST_USED_RESOLUTION as always."""
+    if caller.touched is None:
+        return
+    model = AgentToken if caller.is_agent else AdminCredential
+    try:
+        with statements_within(lambda: 1.0):
+            model.objects.filter(pk=caller.touched).update(last_used_at=timezone.now())
+    except (OutOfTime, DatabaseError):
+        pass  # only a "last used" time: the answer (an error already) must not change
+
+
+_DIGEST = "\x00digest"  # placeholders of the compiled lookup, replaced on every call
+_NOW = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_WORKSPACE_FIELDS = [f.attname for f in Workspace._meta.concrete_fields]
+
+
+def _lookup_queryset(digest: str, now: dt.datetime) -> Any:
+    usable = usable_secrets(now)
+    workspace = [f"workspace__{name}" for name in _WORKSPACE_FIELDS]
+    partitions = ArraySubquery(Namespace.objects.filter(agent_tokens=OuterRef("pk"))
+                               .values("partition_key"))
+    agent = (AgentToken.objects.filter(usable, secret_hash=digest)
+             .annotate(kind=Value("agent"), parts=partitions)
+             .values_list("kind", "pk", "prefix", "access", "last_used_at", "parts",
+                          *workspace))
+    admin = (AdminCredential.objects.filter(usable, secret_hash=digest)
+             .annotate(kind=Value("admin"), grant=Value("admin"),
+                       parts=Value(None, output_field=ArrayField(CharField())))
+             .values_list("kind", "pk", "prefix", "grant", "last_used_at", "parts",
+                          *workspace))
+    return agent.union(admin, all=True)
+
+
+@functools.cache
+def _lookup_sql() -> tuple[str, tuple[Any, ...]]:
+    """The lookup's statement, compiled by the ORM once a process (its rules stay those of
+    ``usable_secrets``); the digest and the time are bound on every call."""
+    sql, params = _lookup_queryset(_DIGEST, _NOW).query.sql_with_params()
+    if _DIGEST not in params or _NOW not in params:  # pragma: no cover - a changed rule
+        raise RuntimeError("the credential lookup no longer takes the digest and the time")
+    return sql, tuple(params)
+
+
+def _lookup(digest: str) -> tuple[Any, ...] | None:
+    """The usable agent token or admin credential with this digest, in one statement (both
+    tables and, for a token, its partitions): kind, pk, prefix, access, last used, partitions,
+    then the workspace's columns. An agent token wins should both ever match."""
+    sql, template = _lookup_sql()
+    now = timezone.now()
+    params = [digest if p == _DIGEST else now if p == _NOW else p
+              for p in template]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    rows.sort(key=lambda row: row[0] != "agent")
+    return tuple(rows[0]) if rows else None
 
 
 def authenticate(header: str | None) -> Caller:
-    """The caller behind an ``Authorization: Bearer`` header; AuthFailed for anything else."""
+    """The caller behind an ``Authorization: Bearer`` header; AuthFailed for anything else.
+    Looked up exactly on every request (a revoked token is refused at once)."""
     digest = secret_digest(_bearer(header))
     # Revoked, expired and suspended tokens all answer the same: unknown.
-    usable = usable_secrets()
-    token = (AgentToken.objects.filter(usable, secret_hash=digest)
-             .select_related("workspace").first())
-    if token is not None:
-        _touch(AgentToken, token.pk, token.last_used_at)
-        partitions = frozenset(token.namespaces.values_list("partition_key", flat=True))
-        return Caller(kind="agent", workspace=token.workspace, label=f"agent:{token.prefix}",
-                      access=token.access, partitions=partitions)
-    credential = (AdminCredential.objects.filter(usable, secret_hash=digest)
-                  .select_related("workspace").first())
-    if credential is not None:
-        _touch(AdminCredential, credential.pk, credential.last_used_at)
-        return Caller(kind="admin", workspace=credential.workspace,
-                      label=f"admin-credential:{credential.prefix}", access="admin")
-    raise c.AuthFailed("unknown, revoked, expired or suspended token")
+    row = _lookup(digest)
+    if row is None:
+        raise c.AuthFailed("unknown, revoked, expired or suspended token")
+    kind, pk, prefix, access, last_used, parts, *columns = row
+    workspace = Workspace.from_db("default", _WORKSPACE_FIELDS, columns)
+    if kind == "agent":
+        touched = pk if _touch(AgentToken, pk, last_used) else None
+        return Caller(kind="agent", workspace=workspace, label=f"agent:{prefix}",
+                      access=access, partitions=frozenset(parts or ()), touched=touched)
+    touched = pk if _touch(AdminCredential, pk, last_used) else None
+    return Caller(kind="admin", workspace=workspace, label=f"admin-credential:{prefix}",
+                  access="admin", touched=touched)

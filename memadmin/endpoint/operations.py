@@ -17,6 +17,7 @@ from memadmin.endpoint.tools import (
     run_tool,
     validate_arguments,
 )
+from memadmin.events import services as events
 from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.memory.store import BatchEntry, LocalProvider
 from memadmin.providers import contract as c
@@ -154,17 +155,23 @@ def bounded[T](deadline: c.Deadline, step: Callable[[], T]) -> T:
 
 
 def serve(body: Any, caller: Caller, deadline: c.Deadline) -> dict[str, Any]:
-    """The JSON answer to one request, or a ProviderError."""
+    """The JSON answer to one request, or a ProviderError; run inside the request's bounded
+    transaction (``bounded``), which the audit event of an admin operation shares."""
     request = Request(body, caller, deadline)
     if request.operation in wire.UNSCOPED_OPERATIONS:
         return _unscoped(request)
-    namespaces = bounded(deadline, request.namespaces)
+    namespaces = request.namespaces()
     provider = provider_for(namespaces[0].resource.provider)
+    if isinstance(provider, LocalProvider):
+        # Resolved and checked just now: the store need not look them up again.
+        provider.resolved(namespaces)
     scope = c.Scope(tuple(ns.partition_key for ns in namespaces))
     handler = HANDLERS[request.operation]
-    if caller.is_agent:
-        return handler(request, provider, scope, namespaces)
-    return bounded(deadline, lambda: _audited(request, handler, provider, scope, namespaces))
+    # Webhook endpoints are read once for the request, however many items it writes.
+    with events.subscribers_cached():
+        if caller.is_agent:
+            return handler(request, provider, scope, namespaces)
+        return _audited(request, handler, provider, scope, namespaces)
 
 
 def _audited(request: Request, handler: Any, provider: c.Provider, scope: c.Scope,

@@ -12,7 +12,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.endpoint.auth import authenticate
+from memadmin.endpoint.auth import Caller, authenticate, touch_after_failure
 from memadmin.endpoint.operations import bounded, request_deadline, serve
 from memadmin.providers import contract as c
 from memadmin.providers import wire
@@ -104,7 +104,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         response.status_code = 405
         response["Allow"] = "POST"
         return response
-    agent = False
+    callers: list[Caller] = []
     try:
         # The body first, for its deadline: authentication and everything after it run within
         # the time the caller gave. A body that cannot be read is refused only after
@@ -115,12 +115,21 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         except c.ProviderError as error:
             body, unreadable = None, error
         deadline = request_deadline(body)
-        caller = bounded(deadline, lambda: authenticate(request.headers.get("Authorization")))
-        agent = caller.is_agent
-        if unreadable is not None:
-            raise unreadable
-        answer = serve(body, caller, deadline)
+
+        def answer_request() -> dict[str, object]:
+            caller = authenticate(request.headers.get("Authorization"))
+            callers.append(caller)
+            if unreadable is not None:
+                raise unreadable
+            return serve(body, caller, deadline)
+
+        # One transaction for the whole request (authentication, the partition lookup, the
+        # handler and its audit event), every statement bounded by the time left.
+        answer = bounded(deadline, answer_request)
     except c.ProviderError as error:
+        agent = bool(callers) and callers[0].is_agent
+        if callers:
+            touch_after_failure(callers[0])
         return _error(error, agent=agent)
     except DatabaseError:
         logger.exception("endpoint: database error")

@@ -52,9 +52,47 @@ def cause(why: str) -> Iterator[None]:
 # -- emitting -----------------------------------------------------------------------------------
 
 
+#: Each workspace's enabled endpoints, while a ``subscribers_cached`` block runs (else None).
+_endpoints_cache: contextvars.ContextVar[dict[Any, list[WebhookEndpoint]] | None] = \
+    contextvars.ContextVar("memory_event_endpoints", default=None)
+
+
+@contextlib.contextmanager
+def subscribers_cached() -> Iterator[None]:
+    """Inside this block (a batch write, one endpoint request) each workspace's endpoints are
+    read once, however many events are emitted; a change to an endpoint made through this
+    module meanwhile clears what was read. The cache lives only as long as the block (nothing
+    shared stays in process memory): another process's change is seen by the next block, as
+    if this one had run a moment earlier. Nested blocks share the outermost one's cache."""
+    if _endpoints_cache.get() is not None:
+        yield
+        return
+    token = _endpoints_cache.set({})
+    try:
+        yield
+    finally:
+        _endpoints_cache.reset(token)
+
+
+def _forget_endpoints() -> None:
+    cache = _endpoints_cache.get()
+    if cache is not None:
+        cache.clear()
+
+
+def _enabled_endpoints(workspace_id: Any) -> list[WebhookEndpoint]:
+    cache = _endpoints_cache.get()
+    if cache is not None and workspace_id in cache:
+        return cache[workspace_id]
+    found = list(WebhookEndpoint.objects.filter(workspace_id=workspace_id, enabled=True)
+                 .only("id", "event_types"))
+    if cache is not None:
+        cache[workspace_id] = found
+    return found
+
+
 def _subscribers(workspace_id: Any, event_type: str) -> list[WebhookEndpoint]:
-    return [e for e in WebhookEndpoint.objects.filter(workspace_id=workspace_id, enabled=True)
-            .only("id", "event_types") if e.receives(event_type)]
+    return [e for e in _enabled_endpoints(workspace_id) if e.receives(event_type)]
 
 
 def _kick() -> None:
@@ -267,6 +305,7 @@ def webhook_endpoint_create(*, actor: Actor, workspace: Workspace, name: str, ur
         raise ValidationError({"name": "Another endpoint of this workspace has this name."})
     with transaction.atomic():
         endpoint.save()
+        _forget_endpoints()
         _audit(actor, endpoint, "create", origin=outbound.origin_of(url),
                event_types=endpoint.event_types)
     return endpoint, endpoint.secret
@@ -290,6 +329,7 @@ def webhook_endpoint_update(*, actor: Actor, endpoint: WebhookEndpoint,
     endpoint.full_clean()
     with transaction.atomic():
         endpoint.save(update_fields=list(changes))
+        _forget_endpoints()
         _audit(actor, endpoint, "update", fields=sorted(changes),
                origin=outbound.origin_of(endpoint.url))
     return endpoint
@@ -301,6 +341,7 @@ def webhook_endpoint_set_enabled(*, actor: Actor, endpoint: WebhookEndpoint,
     with transaction.atomic():
         endpoint.enabled = enabled
         endpoint.save(update_fields=["enabled"])
+        _forget_endpoints()
         _audit(actor, endpoint, "enable" if enabled else "disable")
     return endpoint
 
@@ -318,6 +359,7 @@ def webhook_endpoint_remove(*, actor: Actor, endpoint: WebhookEndpoint) -> None:
     with transaction.atomic():
         _audit(actor, endpoint, "remove")
         endpoint.delete()
+        _forget_endpoints()
 
 
 def webhook_endpoint_send_test(*, actor: Actor, endpoint: WebhookEndpoint) -> DeliveryAttempt:

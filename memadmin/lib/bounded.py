@@ -8,6 +8,7 @@ Framework glue only: callers turn ``OutOfTime`` and ``is_timeout`` into their ow
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,44 +43,87 @@ def _millis(seconds: float) -> str:
     return str(max(1, int(seconds * 1000)))
 
 
-@contextmanager
-def statements_within(left: Callable[[], float]) -> Iterator[None]:
-    """A transaction (a savepoint when one is open) whose statements each get ``left()``
-    seconds at most, counting lock waits; ``OutOfTime`` before a statement when nothing is left
-    and, when the block finished too late, instead of committing (the block is rolled back).
-    The settings the caller's transaction had are restored when the block ends."""
-    if left() <= 0:
-        raise OutOfTime("no time left")
+def _bounds() -> list[Callable[[], float]]:
+    """The time-left functions of the ``statements_within`` blocks open on this thread's
+    connection, outermost first (one wrapper serves them all: the tightest one wins)."""
+    bounds: list[Callable[[], float]] | None = getattr(connection, "_memadmin_bounds", None)
+    if bounds is None:
+        bounds = []
+        connection._memadmin_bounds = bounds  # type: ignore[attr-defined]
+    return bounds
 
-    def bound(execute: Callable[..., Any], sql: str, params: Any, many: bool,
-              context: dict[str, Any]) -> Any:
-        if _TRANSACTION_CONTROL.match(sql) or _aborted(context):
-            # Savepoint handling must run whatever the time (it is how a late block is rolled
-            # back), and an aborted transaction takes no settings before its rollback.
-            return execute(sql, params, many, context)
-        seconds = left()
-        if seconds <= 0:
-            raise OutOfTime("no time left for the next statement")
-        millis = _millis(seconds)
-        # On the raw connection (a fresh client-side cursor): Django's cursor would run this
-        # through the wrappers again, and a server-side cursor cannot take a second query.
-        context["connection"].connection.execute(_SET, [millis, millis])
+
+_COPY = re.compile(r"\s*COPY\b", re.I)
+
+
+def _bound(execute: Callable[..., Any], sql: str, params: Any, many: bool,
+           context: dict[str, Any]) -> Any:
+    if _TRANSACTION_CONTROL.match(sql) or _aborted(context):
+        # Savepoint handling must run whatever the time (it is how a late block is rolled
+        # back), and an aborted transaction takes no settings before its rollback.
+        return execute(sql, params, many, context)
+    seconds = min(left() for left in _bounds())
+    if seconds <= 0:
+        raise OutOfTime("no time left for the next statement")
+    millis = _millis(seconds)
+    # On the raw connection (a fresh client-side cursor): Django's cursor would run this
+    # through the wrappers again, and a server-side cursor cannot take a second query.
+    raw = context["connection"].connection
+    cursor = getattr(context.get("cursor"), "cursor", None)
+    if isinstance(cursor, psycopg.ServerCursor) or _COPY.match(sql):
+        # Neither works in pipeline mode: the settings take a round trip of their own.
+        raw.execute(_SET, [millis, millis])
+        return execute(sql, params, many, context)
+    # The settings and the statement in one round trip (psycopg's pipeline mode): the
+    # statement still runs with exactly the time left when it was sent. An error of the
+    # statement surfaces when the pipeline syncs, so it is turned into Django's error there.
+    with context["connection"].wrap_database_errors, raw.pipeline():
+        raw.execute(_SET, [millis, millis])
         return execute(sql, params, many, context)
 
+
+def bounded_enclosure() -> bool:
+    """Whether a ``statements_within`` block is open on this thread's connection."""
+    return bool(getattr(connection, "_memadmin_bounds", None))
+
+
+@contextmanager
+def statements_within(left: Callable[[], float], *, savepoint: bool = True) -> Iterator[None]:
+    """A transaction (a savepoint when one is open, unless ``savepoint=False``) whose
+    statements each get ``left()``
+    seconds at most (the least left of every enclosing block), counting lock waits;
+    ``OutOfTime`` before a statement when nothing is left and, when the block finished too
+    late, instead of committing (the block is rolled back). The settings the caller's
+    transaction had are restored when the block ends."""
+    if left() <= 0:
+        raise OutOfTime("no time left")
+    bounds = _bounds()
+    outer = bool(bounds)
     # Transaction-local settings end with an outermost transaction; inside a caller's they
-    # would outlive the released savepoint, so the caller's values are read and put back.
-    nested = connection.in_atomic_block
-    with transaction.atomic():
+    # would outlive the released savepoint, so the caller's values are read and put back --
+    # unless an enclosing block is itself bounded: it sets them again before its next
+    # statement anyway.
+    nested = connection.in_atomic_block and not outer
+    # savepoint=False (inside a caller's transaction): no savepoint; should the block fail,
+    # the caller's transaction is marked for rollback (Django's atomic), so nothing of it
+    # can commit -- for work that has nothing of its own to roll back.
+    with transaction.atomic(savepoint=savepoint):
         previous = None
         if nested:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT current_setting('statement_timeout'), "
                                "current_setting('lock_timeout')")
                 previous = list(cursor.fetchone())
-        with connection.execute_wrapper(bound):
-            yield
-            if left() <= 0:
-                raise OutOfTime("the time ran out before the work could commit")
+        bounds.append(left)
+        try:
+            with contextlib.ExitStack() as stack:
+                if not outer:
+                    stack.enter_context(connection.execute_wrapper(_bound))
+                yield
+                if left() <= 0:
+                    raise OutOfTime("the time ran out before the work could commit")
+        finally:
+            bounds.pop()
         if previous is not None:
             with connection.cursor() as cursor:
                 cursor.execute(_SET, previous)

@@ -69,17 +69,30 @@ def has_command(name: str) -> bool:
     raise SystemExit(f"supervisor: `manage.py help {name}` failed (exit {result.returncode})")
 
 
+#: gunicorn's processes and threads per process for ``make run``.
+WEB_WORKERS = 2
+WEB_THREADS = 4
+
+
 def web_server(addr: str) -> list[str]:
-    """gunicorn (threads, persistent database connections) when installed, else runserver.
-    runserver stalls ~42 ms a request on Nagle / delayed ACK and opens a database connection
-    per request; gunicorn with kept connections answered a recall round trip in a fraction."""
+    """gunicorn (threads, and Django's psycopg pool of one connection per thread) when
+    installed, else runserver. runserver stalls ~42 ms a request on Nagle / delayed ACK and
+    opens a database connection per request; kept connections (``CONN_MAX_AGE``) still cost a
+    health-check round trip per request, which the pool does not. ``DATABASE_POOL_SIZE`` set
+    in the environment (``0``: no pool, ``CONN_MAX_AGE`` then applies) wins."""
     if importlib.util.find_spec("gunicorn") is None:
         say("gunicorn is not installed: serving with runserver (slower)")
         return manage("runserver", addr, "--noreload")
     os.environ.setdefault("CONN_MAX_AGE", "60")
-    return [sys.executable, "-m", "gunicorn", "memadmin.wsgi", "--bind", addr,
-            "--workers", "2", "--threads", "4", "--worker-class", "gthread",
+    argv = [sys.executable, "-m", "gunicorn", "memadmin.wsgi", "--bind", addr,
+            "--workers", str(WEB_WORKERS), "--threads", str(WEB_THREADS),
+            "--worker-class", "gthread",
             "--timeout", "60", "--graceful-timeout", "10", "--access-logfile", "-"]
+    if os.environ.get("DATABASE_POOL_SIZE") is None:
+        # Only the web server's processes: the task worker and the scheduler keep one
+        # connection each, as before.
+        argv += ["--env", f"DATABASE_POOL_SIZE={WEB_THREADS}"]
+    return argv
 
 
 def children(addr: str) -> list[Child]:

@@ -29,10 +29,16 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast, Collate
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from memadmin.events import services as events
 from memadmin.gdpr.models import Tombstone
-from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
+from memadmin.lib.bounded import (
+    OutOfTime,
+    bounded_enclosure,
+    is_timeout,
+    statements_within,
+)
 from memadmin.lib.keys import canonical_json, subject_hashes_all_keys
 from memadmin.memory.models import (
     SEARCH_CONFIG,
@@ -269,6 +275,38 @@ def _per_namespace(rows: list[tuple[Any, ...]]) -> list[tuple[Any, int, int]]:
     return [(ns, n, size) for ns, (n, size) in totals.items()]
 
 
+#: One statement for a whole batch: a parameter per column (arrays unnested together), so
+#: the statement text and its parameters do not grow with the batch.
+_INSERT_FACTS = (
+    "INSERT INTO memory_memoryitem (id, namespace_id, tier, key, content, bytes, revision, "
+    "data_subject_id, quarantine_state, updated_by, created_at, updated_at, pii_types, "
+    "pii_spans, pii_keys) "
+    "SELECT r.id, %s, 'facts', r.key, r.content, r.bytes, 1, r.subject, r.state, %s, %s, %s, "
+    "ARRAY(SELECT jsonb_array_elements_text(r.types)), r.spans, "
+    "ARRAY(SELECT jsonb_array_elements_text(r.keys)) "
+    "FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::int[], %s::text[], %s::text[], "
+    "%s::jsonb[], %s::jsonb[], %s::jsonb[]) "
+    "AS r(id, key, content, bytes, subject, state, types, spans, keys)"
+)
+
+
+def _insert_facts(rows: Sequence[MemoryItem]) -> None:
+    """Insert new ``facts`` rows of one namespace, written by one actor at one moment (what
+    ``retain_many`` builds), in one statement; the rows keep their Python-side ids."""
+    first = rows[0]
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_FACTS, [
+            first.namespace_id, first.updated_by, first.created_at, first.updated_at,
+            [r.id for r in rows], [r.key for r in rows], [r.content for r in rows],
+            [r.bytes for r in rows], [r.data_subject_id for r in rows],
+            [r.quarantine_state for r in rows], [Jsonb(list(r.pii_types)) for r in rows],
+            [None if r.pii_spans is None else Jsonb(r.pii_spans) for r in rows],
+            [Jsonb(list(r.pii_keys)) for r in rows],
+        ])
+    for row in rows:
+        row._state.adding = False
+
+
 def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
     """The result of a write; ``verdict`` is the scanner's (None when the content is clean)."""
     return c.RetainResult(id=str(item.id), bytes=item.bytes, revision=item.revision,
@@ -287,13 +325,18 @@ class LocalProvider(c.Provider):
     # -- plumbing ---------------------------------------------------------------------------
 
     @contextmanager
-    def _bounded(self, deadline: float | c.Deadline) -> Iterator[c.Deadline]:
+    def _bounded(self, deadline: float | c.Deadline, *,
+                 read_only: bool = False) -> Iterator[c.Deadline]:
         """A savepoint in which every statement gets only the time left (statement and lock
         timeouts set before each, lookups included) and which is rolled back, as ``Timeout``,
-        when the deadline passed before it could be released: a late write is never applied."""
+        when the deadline passed before it could be released: a late write is never applied.
+        A ``read_only`` call inside an enclosing bounded block (an endpoint request) takes no
+        savepoint of its own: it has nothing to roll back, and should it fail the enclosing
+        transaction can only roll back (two round trips saved)."""
         bound = c.Deadline.of(deadline)
         try:
-            with statements_within(bound.remaining):
+            with statements_within(bound.remaining,
+                                   savepoint=not (read_only and bounded_enclosure())):
                 yield bound
         except OutOfTime:
             raise c.Timeout("the built-in store did not finish within the deadline") from None
@@ -304,7 +347,17 @@ class LocalProvider(c.Provider):
                 raise
             raise c.Unavailable("the built-in store is unavailable") from exc
 
+    def resolved(self, namespaces: Sequence[Namespace]) -> None:
+        """Namespaces a caller (the endpoint) has just looked up for this request, with their
+        resources: the calls on this instance take them instead of reading them again. Only
+        this provider's are kept; a scope naming any other partition is still looked up."""
+        self._known = {ns.partition_key: ns for ns in namespaces
+                       if ns.resource.provider_id == self._provider_pk}
+
     def _namespaces(self, scope: c.Scope) -> dict[str, Namespace]:
+        known: dict[str, Namespace] = getattr(self, "_known", {})
+        if known and all(p in known for p in scope.partitions):
+            return {p: known[p] for p in scope.partitions}
         found = {
             ns.partition_key: ns
             for ns in Namespace.objects.filter(
@@ -1095,15 +1148,16 @@ class LocalProvider(c.Provider):
                                       or not 1 <= max_bytes <= c.RECALL_MAX_BYTES):
             raise c.InvalidRequest(f"maxBytes must be 1-{c.RECALL_MAX_BYTES}")
         query = sanitize_query(text)
-        with self._bounded(deadline):
+        with self._bounded(deadline, read_only=True):
             namespaces = self._namespaces(scope)
             cap = min(ns.resource.max_bytes for ns in namespaces.values())
             if max_bytes is not None:
                 cap = min(cap, max_bytes)
             ns_ids = [ns.id for ns in namespaces.values()]
-            visible = self._recall_rows(query, ns_ids, limit)
+            terms = _question_terms(query) if query else []  # once for both statements
+            visible = self._recall_rows(query, ns_ids, limit, terms)
             privacy.redact_recall_rows(visible, namespaces.values())
-            quarantined = self._quarantined_labels(query, ns_ids)
+            quarantined = self._quarantined_labels(query, ns_ids, terms)
             cursor = None
             if len(namespaces) == 1:
                 version = NamespaceCounter.objects.filter(
@@ -1124,11 +1178,12 @@ class LocalProvider(c.Provider):
         )
 
     def _recall_rows(self, query: str, namespace_ids: list[uuid.UUID],
-                     limit: int) -> list[dict[str, Any]]:
+                     limit: int, terms: list[str] | None = None) -> list[dict[str, Any]]:
         """The best ``limit`` rows an agent may see (quarantined ones are left out here, so
         they never take the place of visible ones)."""
         if query:
-            return self._answer_rows(_question_terms(query), namespace_ids, limit)
+            return self._answer_rows(_question_terms(query) if terms is None else terms,
+                                     namespace_ids, limit)
         # Per namespace through LATERAL: each walks the keyset index newest first.
         # (``namespace_id = ANY(array) ORDER BY updated_at`` sorted the whole namespace:
         # ~0.5 s at 1M items.)
@@ -1200,14 +1255,15 @@ class LocalProvider(c.Provider):
         return {terms[number]: math.log(1 + items / matches)
                 for number, matches in sorted(found.items()) if matches}
 
-    def _quarantined_labels(self, query: str, namespace_ids: list[uuid.UUID]) -> list[str]:
+    def _quarantined_labels(self, query: str, namespace_ids: list[uuid.UUID],
+                            terms: list[str] | None = None) -> list[str]:
         """Labels (never content) of the pending items the recall would have matched."""
         # Pending items are few: the partial quarantine index finds them, then they are matched.
         sql = ("SELECT tier, key FROM memory_memoryitem "
                "WHERE namespace_id = ANY(%s) AND quarantine_state = 'pending' ")
         params: list[Any] = [namespace_ids]
         if query:
-            terms = _question_terms(query)
+            terms = _question_terms(query) if terms is None else terms
             if not terms:
                 return []
             sql += "AND search_vector @@ %s::tsquery "
@@ -1411,8 +1467,8 @@ class LocalProvider(c.Provider):
         # time still counts against the deadline); the allow-list decides flagged ones inside.
         from memadmin.quarantine.scanner import scan
 
-        flagged = [scan(e.content).flagged for e in checked]
-        with self._bounded(bound):
+        scanned = [scan(e.content) for e in checked]
+        with self._bounded(bound), events.subscribers_cached():
             namespace = self._namespaces(scope)[partition]
             op_hash, req_hash, replay = self._replay(scope, operation_id, request)
             if replay is not None:
@@ -1433,7 +1489,7 @@ class LocalProvider(c.Provider):
                                       {**(error.details or {}), "index": index}) from None
                 if pii.content != entry.content:
                     checked[index] = dataclasses.replace(entry, content=pii.content)
-                    flagged[index] = scan(pii.content).flagged
+                    scanned[index] = scan(pii.content)
                 screened.append(pii)
             limit = namespace.resource.item_max_bytes
             sizes = [len(e.content.encode("utf-8")) for e in checked]
@@ -1443,8 +1499,9 @@ class LocalProvider(c.Provider):
                                      f"resource allows {limit}",
                                      {"index": index, "bytes": size, "limit": limit})
             workspace_id = namespace.resource.workspace_id
-            verdicts = [screening.assess(e.content, workspace_id) if hit else None
-                        for e, hit in zip(checked, flagged, strict=True)]
+            # The allow-list read once for every flagged entry (none when all are clean).
+            verdicts = screening.assess_scanned([e.content for e in checked], scanned,
+                                                workspace_id)
             now = timezone.now()
             rows = [
                 MemoryItem(namespace=namespace, tier="facts",
@@ -1455,7 +1512,7 @@ class LocalProvider(c.Provider):
                            pii_types=pii.types, pii_spans=pii.spans, pii_keys=pii.keys)
                 for e, size, verdict, pii in zip(checked, sizes, verdicts, screened, strict=True)
             ]
-            MemoryItem.objects.bulk_create(rows)
+            _insert_facts(rows)
             events.items_created(rows, namespace=namespace, actor=actor[:200])
             for row, verdict in zip(rows, verdicts, strict=True):
                 if verdict is not None:

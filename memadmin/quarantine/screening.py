@@ -9,6 +9,7 @@ report labels, which ``remote_labels_sync`` lists read-only.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
@@ -38,6 +39,19 @@ def assess(content: str, workspace_id: Any) -> Verdict | None:
                                       content_hash=content_hash(content)).exists():
         return None
     return verdict
+
+
+def assess_scanned(contents: Sequence[str], verdicts: Sequence[Verdict],
+                   workspace_id: Any) -> list[Verdict | None]:
+    """``assess`` for many contents already scanned (``verdicts``, one per content): the
+    allow-list is read once, for the flagged ones only."""
+    hashes = {index: content_hash(content) for index, (content, verdict)
+              in enumerate(zip(contents, verdicts, strict=True)) if verdict.flagged}
+    allowed = set(QuarantineAllow.objects.filter(
+        workspace_id=workspace_id, content_hash__in=set(hashes.values()),
+    ).values_list("content_hash", flat=True)) if hashes else set()
+    return [verdict if index in hashes and hashes[index] not in allowed else None
+            for index, verdict in enumerate(verdicts)]
 
 
 def state_after(verdict: Verdict | None, previous: str) -> str:

@@ -19,10 +19,18 @@ from memadmin.lib import supervisor
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_web_child_is_gunicorn_with_threads() -> None:
+def test_the_web_child_is_gunicorn_with_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DATABASE_POOL_SIZE", raising=False)
     argv = supervisor.web_server("127.0.0.1:8123")
     assert argv[1:4] == ["-m", "gunicorn", "memadmin.wsgi"]
     assert "gthread" in argv and "127.0.0.1:8123" in argv
+    # Django's psycopg pool, one connection per thread, for the web processes only.
+    assert argv[argv.index("--env") + 1] == f"DATABASE_POOL_SIZE={supervisor.WEB_THREADS}"
+
+
+def test_a_pool_size_from_the_environment_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "0")
+    assert "--env" not in supervisor.web_server("127.0.0.1:8123")
 
 
 @pytest.mark.django_db(transaction=True)

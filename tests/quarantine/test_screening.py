@@ -124,3 +124,24 @@ def test_workspace_search_and_the_item_list_withhold_it(client_for, retain, name
     for response in (listing, search):
         assert response.status_code == 200
         assert "Ignore all previous" not in response.content.decode()
+
+
+def test_a_batch_reads_the_allow_list_once_for_its_flagged_entries(
+        local_config, namespace, workspace) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memadmin.memory.store import BatchEntry
+    from memadmin.providers.registry import builtin_store
+
+    QuarantineAllow.objects.create(workspace=workspace, content_hash=content_hash(INJECTION))
+    entries = [BatchEntry(CLEAN), BatchEntry(INJECTION), BatchEntry(INJECTION + "!"),
+               BatchEntry(CLEAN + " Also Saturdays.")]
+    with CaptureQueriesContext(connection) as queries:
+        results = builtin_store(local_config).retain_many(
+            entries, operation_id="batch-allow", actor="agent:bot",
+            scope=c.Scope.of(namespace.partition_key), deadline=10)
+    # Only the flagged entry that is not allow-listed is held.
+    assert [r.quarantined for r in results] == [False, False, True, False]
+    assert QuarantineEntry.objects.filter(state="pending").count() == 1
+    assert sum('"quarantine_quarantineallow"' in q["sql"] for q in queries.captured_queries) == 1
