@@ -11,6 +11,7 @@ from django.db import connection
 
 from memadmin.audit.models import AuditEvent
 from memadmin.workspaces.services import workspace_create
+from tests.audit.conftest import as_owner
 from tests.conftest import SYSTEM
 from tests.fast_flush import KEPT
 
@@ -18,9 +19,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def flush() -> None:
-    # As TransactionTestCase flushes after a transactional test.
-    call_command("flush", verbosity=0, interactive=False, reset_sequences=False,
-                 allow_cascade=False, inhibit_post_migrate=False)
+    # As TransactionTestCase flushes after a transactional test: as the database owner.
+    with as_owner():
+        call_command("flush", verbosity=0, interactive=False, reset_sequences=False,
+                     allow_cascade=False, inhibit_post_migrate=False)
 
 
 def rows_left() -> dict[str, int]:
