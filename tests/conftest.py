@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db.backends.signals import connection_created
 
 from tests import fast_flush
 
@@ -29,21 +28,6 @@ os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 # Transactional tests are emptied with DELETE, and post_migrate only when it would change
 # something (tests/fast_flush.py): seconds a test saved, same empty tables.
 fast_flush.install()
-
-
-def _commit_without_waiting_for_the_disk(sender: object, connection: Any, **kwargs: object) -> None:
-    """Transactional tests commit often (no ATOMIC_REQUESTS: every write of a live_server
-    request is its own commit), and each commit waited for PostgreSQL's WAL fsync: 4.5-9 ms
-    against 1.6-4.5 ms without (200 commits in psql, load 14). A commit is still visible to
-    every other connection at once; only a crash of the PostgreSQL server itself could lose the
-    last ones, and no test crashes it."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SET synchronous_commit = off")
-
-
-connection_created.connect(_commit_without_waiting_for_the_disk,
-                           dispatch_uid="tests.conftest.synchronous_commit")
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_INSTALL = "sudo apt-get install -y chromium"
