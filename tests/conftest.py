@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests import fast_flush
+
 # ---------------------------------------------------------------------------------------------
 # Test infrastructure: database access from Playwright tests, and the system Chromium.
 # ---------------------------------------------------------------------------------------------
@@ -23,6 +25,9 @@ TEST_OUTBOUND_ALLOW = ["127.0.0.1", "::1", "localhost"]
 os.environ.setdefault("MEMADMIN_OUTBOUND_ALLOW", ",".join(TEST_OUTBOUND_ALLOW))
 # Belt and braces: the browser is Debian's, Playwright must never fetch its own.
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+# Transactional tests are emptied with DELETE, and post_migrate only when it would change
+# something (tests/fast_flush.py): seconds a test saved, same empty tables.
+fast_flush.install()
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_INSTALL = "sudo apt-get install -y chromium"
