@@ -30,8 +30,9 @@ class Workspace(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     four_eyes_erasure = models.BooleanField(
-        default=True, help_text="Erasure, rectification, restriction and lift requests need approval "
-                  "by a second compliance user."
+        default=True,
+        help_text="Erasure, rectification, restriction and lift requests need approval by a "
+                  "second compliance user.",
     )
     subject_request_due_days = models.PositiveSmallIntegerField(
         default=30, validators=[MinValueValidator(1), MaxValueValidator(365)]
