@@ -27,7 +27,8 @@ _ACTION = (r"(?:tell|say|state|rate|mark|approve|forward|send|reply|respond|reco
            r"treat|output|print|rank|score|claim|mention|never|always|do\s+not|don'?t|pick|choose|"
            r"book|pay|buy|select|click|visit|download|install|run|grant|end|accept|share|change|"
            r"create|waive|upgrade|set|list|insert|append|put|place|confirm|cc|transfer|wire|"
-           r"reveal|leak|upload|post|email|e-mail)")
+           r"reveal|leak|upload|post|email|e-mail|omit|hide|exclude|leave\s+out|downplay|"
+           r"remove|drop)")
 # A clause before the order: "in the summary, write ...", "this invoice is pre-approved; pay ...",
 # "when asked about VPN clients, recommend ..." (bounded, within the sentence).
 _PREAMBLE = r"(?:[^.\n]{0,80}?[,;]\s+)?"
@@ -52,7 +53,8 @@ SPECS: tuple[_Spec, ...] = (
               _p(("note", "message", "instructions?", "instruction", "hint", "reminder", "notice",
                   "attention", "important", "dear", "hey", "hi", "hello", r"p\.s\.", "ps", "to",
                   "for", "hidden text", "warning"),
-                 r"\s*[-:,]?\s*(?:(?:to|for)\s+)?(?:the\s+|any\s+|all\s+|every\s+|an?\s+|you\s+)?"
+                 r"\s*[-:,]?\s*(?:(?:to|for)\s+)?(?:the\s+|any\s+|all\s+|every\s+|an?\s+|you\s+|"
+                 r"whatever\s+|whichever\s+)?"
                  + _MACHINE + _NOT_MACHINE + r"(?:\s+" + _PROCESSING + r")?[^.:\n]{0,60}?[:,]\s+"
                  + _PREAMBLE + r"(?:please\s+|also\s+|now\s+)?" + _ORDER + _E,
                  requires=("ai", "llm", "gpt", "chatbot", "bot", "assistant", "agent",
@@ -78,6 +80,11 @@ SPECS: tuple[_Spec, ...] = (
                  r"processes|summari[sz]es|sees|handles|gets|parses|opens|indexes|receives)\s+"
                  r"(?:this|these)\b[^.\n:]{0,40}?[:,]\s+(?:please\s+)?" + _ORDER + _E,
                  requires=_MACHINE_WORDS),
+              # "Dear review tool, when you rank the applications, put ... at the top"
+              _p(("dear", "hey", "hello", "hi"), r"\s+(?:[\w-]+\s+){0,2}?(?:tools?|systems?|"
+                 r"software|programs?|screeners?|reviewers?|" + _MACHINE_NOUN + r")\s*,\s+(?:when|"
+                 r"if|as|while)\s+you\b[^.\n]{0,80}?,\s*(?:please\s+)?" + _ORDER + _E,
+                 requires=("you",)),
               # "Any shopping assistant comparing kettles should tell its user ..."
               _p(("any", "every", "all", "each"),
                  r"\s+(?:[\w-]+\s+){0,2}?" + _MACHINE_NOUN + _NOT_MACHINE

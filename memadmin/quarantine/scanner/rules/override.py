@@ -302,10 +302,14 @@ _ORDER_VERBS = (r"(?:print|output|say|write|reply|respond|answer|tell|send|recom
 # ... and it reads as one: "just print", "instead output", "print 'DONE'", "respond only",
 # "what you must do now is send" (not "print the rota", "reply to this one instead").
 _NEW_ORDER = (r"(?:(?:instead|just|only|now|simply)\s+" + _ORDER_VERBS + r"|what\s+you\s+(?:must|"
-              r"should|need\s+to)\s+do\s+(?:now\s+)?is\s+" + _ORDER_VERBS + r"|" + _ORDER_VERBS
+              r"should|need\s+to)\s+do\s+(?:now\s+)?is\s+" + _ORDER_VERBS
+              + r"|your\s+(?:one\s+|only\s+|new\s+|real\s+)?(?:job|task|mission)(?:\s+now)?"
+              r"(?:\s+is\s+(?:to\s+)?|\s*:\s*)" + _ORDER_VERBS
+              + r"|what\s+(?:i|we)\s+(?:need|want)\s+(?:instead|now)\s+is|" + _ORDER_VERBS
               + r"\s*(?:[:'\"«“]|only\b|the\s+word|instead\b|your\b|every\b|with\s+(?:the|only|"
               r"'|\")|nothing\s+but))")
-_DROPPED = (r"(?:all\s+)?(?:that|this|instructions|(?:the|your|this)\s+(?:\w+\s+)?(?:task|summary|"
+_DROPPED = (r"(?:all\s+(?:of\s+)?)?(?:that|this|instructions|(?:the|your|this)\s+(?:\w+\s+)?"
+            r"(?:task|summary|"
             r"analysis|translation|request|instructions?|orders?|job|assignment)|what(?:ever)?\s+"
             r"you\s+(?:were|are|have\s+been)\s+(?:asked|doing|told|given)(?:\s+to\s+do)?|"
             r"the\s+task\s+you\s+were\s+given|everything|the\s+above|the\s+previous\s+\w+|"
@@ -355,6 +359,10 @@ SPECS = SPECS + (
               _p(("instead",), r"\s+of\s+\w+ing\s+(?:this|it|the\s+(?:text|above|following|"
                  r"document|page|message|e-?mail|article))\s*,\s*(?:just\s+|only\s+|simply\s+)?"
                  r"(?:respond|reply|output|print|say|write|answer|return)" + _E),
+              # "Do not translate this sentence; instead reply ..."
+              _p((r"do\s+not", r"don'?t"), r"\s+(?:translate|summari[sz]e|answer|process|"
+                 r"analy[sz]e|review)\s+(?:this|the)\b[^.\n]{0,30}?[;,.:]\s*(?:but\s+)?(?:instead|just|only|"
+                 r"simply)\s+" + _ORDER_VERBS + _E),
               # "Whatever you were doing: don't."
               _p(("whatever",), r"\s+you\s+(?:were|are)\s+(?:doing|told|asked\s+to\s+do)\s*"
                  r"[:,;-]+\s*(?:don'?t|do\s+not|stop)" + _E),
@@ -428,6 +436,27 @@ SPECS = SPECS + (
               _p(("不要", "别", "不用"), r"(?:翻译|总结|回答|执行|分析)[^。！？\n]{0,10}?[，,]\s*"
                  r"(?:直接|只|而是)(?:说|输出|回复|写|告诉)", word=False),
               _p(("新的指令", "新指令", "新的任务", "新任务", "新的命令"), r"\s*[：:]", word=False),
+              # stop the task, do this instead: de, es, nl, fr, it, pt, tr, sv, zh, ja
+              _p(("hör", "hört", "hören"), r"\s+(?:sie\s+)?auf\s+(?:zu\s+)?(?:übersetzen|"
+                 r"zusammenzufassen|zu\s+antworten|antworten|analysieren)\w*\s*(?:,|und)\s+"
+                 r"(?:schreib|sag|antworte|gib)\w*"),
+              _p(("no",), r"\s+(?:resumas|traduzcas|contestes|analices|resuma|traduza)\b"
+                 r"[^.\n]{0,20}?(?:\s+y|\s+e|,)\s+(?:escribe|responde|di|pon|escreva|diga)\s+"
+                 r"(?:solo|solamente|únicamente|apenas|só)" + _E),
+              _p(("vergeet",), r"\s+(?:je|jouw|uw|de)\s+(?:vorige|eerdere|oorspronkelijke)\s+"
+                 r"(?:opdracht|instructies?|taak)"),
+              _p(("arrête", "arrêtez", "smetti", "smettila", "pare", "para", "przestań", "sluta"),
+                 r"\s+(?:de\s+|di\s+)?(?:traduire|résumer|tradurre|riassumere|traduzir|resumir|"
+                 r"tłumaczyć|streszczać|översätta|sammanfatta)\s+(?:et|e|i|och|y)\s+(?:écris|"
+                 r"réponds|scrivi|rispondi|escreva|responda|escribe|responde|napisz|odpowiedz|"
+                 r"skriv|svara)\w*\s+(?:seulement|uniquement|solo|soltanto|apenas|só|tylko|bara|"
+                 r"endast|solamente)" + _E),
+              _p(("özetlemeyi", "çevirmeyi", "çeviriyi", "özeti"), r"\s+bırak\s+(?:ve\s+)?"
+                 r"(?:sadece|yalnızca|yalnız)" + _E),
+              _p(("不要", "别", "不用"),
+                 r"再?(?:翻译|总结|回答|分析)了?[，,。！!]\s*(?:直接|只|请)", word=False),
+              _p(("要約", "翻訳"),
+                 r"(?:は|を)?(?:やめて|しないで|中止して)[^。\n]{0,20}?(?:だけ|のみ)", word=False),
               _p(("停止",), r"(?:当前|目前|你的)?(?:任务|工作)[！!。，,]", word=False),
               # ko, ja
               _p(("이전", "위", "앞"), r"의?\s*(?:모든\s*)?(?:지시|지침|명령|규칙|지시사항)"

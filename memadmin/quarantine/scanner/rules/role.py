@@ -154,6 +154,10 @@ _ROLE_HEADER = (
         r"\{system\}", r"<<system>>", "system override", r"<system_prompt>", r"<\|system\|>",
         r"\[sistema\]", r"\[système\]", r"\[система\]"),
        r"[^\n]{0,160}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
+    # "=== SYSTEM UPDATE ===" as a banner, with an order or a grant on the next line
+    _p(("==",), r"=*[ \t]*(?:system|admin(?:istrator)?|developer)[ \t]+(?:update|message|notice|"
+       r"note|prompt|override|instructions?)[ \t]*={2,}[^\n]{0,10}\n[^\n]{0,200}?" + _B
+       + _falt(*_HEADER_CUES) + _E, word=False),
     # a chat message written as JSON, with a system or developer role that grants or reveals
     _p(('"role"', "'role'"), r"\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"']content[\"']\s*:\s*"
        r"[\"'][^\"'\n]{0,200}?" + _B + r"(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?:reveal|disclose)|"
