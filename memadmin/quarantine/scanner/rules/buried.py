@@ -75,7 +75,7 @@ SPECS: tuple[_Spec, ...] = (
                  before=r"(?:^|[.!?:;>)\]]\s{0,3}|\n[ \t]{0,8}|---?\s{0,3})(?:\w{1,20}-)?\Z"),
               # "Whoever's AI reads this invite: accept ...", "whichever bot reads this
               # transcript later, change my plan ..."
-              _p(("whoever's", "whoevers", "whichever", "any", "every", "the", "each"),
+              _p(("whoever's", "whoevers", "whichever", "any", "every", "each"),
                  r"\s+(?:[\w-]+\s+)?" + _MACHINE_NOUN + r"\s+(?:that\s+|who\s+)?(?:reads|"
                  r"processes|summari[sz]es|sees|handles|gets|parses|opens|indexes|receives)\s+"
                  r"(?:this|these)\b[^.\n:]{0,40}?[:,]\s+(?:please\s+)?" + _ORDER + _E,

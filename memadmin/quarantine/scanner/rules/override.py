@@ -350,7 +350,9 @@ SPECS = SPECS + (
                  r"your\s+(?:brief|programming|orders|instructions))" + _E
                  + r"[^\n]{0,20}?(?:[,.;:!]+\s*|\s+(?:and|but)\s+)(?:then\s+)?(?:just\s+)?"
                  r"(?:" + _ORDER_VERBS + r"|you\s+(?:now\s+)?(?:work|answer|report)\s+(?:for|to)\s+"
-                 r"me)" + _E),
+                 r"me)" + _E, requires=("original", "assigned", "given", "initial", "previous",
+                                         "earlier", "prior", "brief", "programming", "orders",
+                                         "instructions")),
               # "The task you were given is void."
               _p(("task", "tasks", "instructions", "orders", "rules", "directions"),
                  r"\s+(?:you\s+(?:were|have\s+been)\s+given|you\s+(?:received|got)|given\s+to\s+"
@@ -442,7 +444,8 @@ SPECS = SPECS + (
                  r"(?:schreib|sag|antworte|gib)\w*"),
               _p(("no",), r"\s+(?:resumas|traduzcas|contestes|analices|resuma|traduza)\b"
                  r"[^.\n]{0,20}?(?:\s+y|\s+e|,)\s+(?:escribe|responde|di|pon|escreva|diga)\s+"
-                 r"(?:solo|solamente|únicamente|apenas|só)" + _E),
+                 r"(?:solo|solamente|únicamente|apenas|só)" + _E,
+                 requires=("resumas", "traduzcas", "contestes", "analices", "resuma", "traduza")),
               _p(("vergeet",), r"\s+(?:je|jouw|uw|de)\s+(?:vorige|eerdere|oorspronkelijke)\s+"
                  r"(?:opdracht|instructies?|taak)"),
               _p(("arrête", "arrêtez", "smetti", "smettila", "pare", "para", "przestań", "sluta"),

@@ -155,8 +155,9 @@ _ROLE_HEADER = (
         r"\[sistema\]", r"\[système\]", r"\[система\]"),
        r"[^\n]{0,160}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
     # "=== SYSTEM UPDATE ===" as a banner, with an order or a grant on the next line
-    _p(("==",), r"=*[ \t]*(?:system|admin(?:istrator)?|developer)[ \t]+(?:update|message|notice|"
-       r"note|prompt|override|instructions?)[ \t]*={2,}[^\n]{0,10}\n[^\n]{0,200}?" + _B
+    # (bounded runs of "=": a line of a million "=" is tried at every anchor)
+    _p(("==",), r"={0,8}[ \t]{0,3}(?:system|admin(?:istrator)?|developer)[ \t]+(?:update|message|"
+       r"notice|note|prompt|override|instructions?)[ \t]{0,3}={2,8}[^\n]{0,10}\n[^\n]{0,200}?" + _B
        + _falt(*_HEADER_CUES) + _E, word=False),
     # a chat message written as JSON, with a system or developer role that grants or reveals
     _p(('"role"', "'role'"), r"\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"']content[\"']\s*:\s*"
