@@ -32,17 +32,19 @@ REPORTED = (r"(?:(?<![\w])(?:e-?mails?|messages?|texts?|letters?|calls?|callers?
             r"being|gets?|got)\s+(?:told|asked|instructed|ordered)\s+to)\s+\Z")
 _REPORTED_RE = re.compile(REPORTED)
 _REPORTED_WINDOW = 60
+# ... unless the text names itself as the speaker: "this e-mail asks you to ..." is an order.
+ADDRESSED = (r"(?<![\w])(?:this|these)\s+(?:\w+\s+)?(?:e-?mails?|messages?|texts?|pages?|posts?|"
+             r"tickets?|invoices?)\s")
+_ADDRESSED_RE = re.compile(ADDRESSED)
 
 
 def quoted_mention(lower: str, start: int, end: int) -> bool:
     """Whether ``lower[start:end]`` is mentioned rather than ordered: quoted as an example of
     an attack, or reported as what someone else told someone to do."""
-    if _REPORTED_RE.search(lower, max(0, start - _REPORTED_WINDOW), start) is not None:
-        # "this e-mail asks you to ..." addresses the reader: not a report
-        before = lower[max(0, start - _REPORTED_WINDOW):start]
-        if re.search(r"(?<![\w])(?:this|these)\s+(?:\w+\s+)?(?:e-?mails?|messages?|texts?|"
-                     r"pages?|posts?|tickets?|invoices?)\s", before) is None:
-            return True
+    window = max(0, start - _REPORTED_WINDOW)
+    if (_REPORTED_RE.search(lower, window, start) is not None
+            and _ADDRESSED_RE.search(lower, window, start) is None):
+        return True
     for i in range(start - 1, max(-1, start - 4), -1):
         if lower[i] in _QUOTES:
             break
