@@ -12,7 +12,8 @@ from memadmin.quarantine.scanner.spec import _E, _p, _Spec
 
 # Who is addressed: the machine that processes the text.
 _MACHINE = (r"(?:(?:[\w-]+\s+){0,2}?(?:ai|a\.i\.|llms?|gpts?|chatbots?|bots?|assistants?|"
-            r"agents?|language\s+models?|copilots?)|automated\s+[\w-]+(?:\s+[\w-]+)?|"
+            r"agents?|language\s+models?|copilots?|models?|automations?|summari[sz]ers?|"
+            r"screeners?|crawlers?)|automated\s+[\w-]+(?:\s+[\w-]+)?|"
             r"ai\s+(?:[\w-]+\s+)?(?:models?|reviewers?|summari[sz]ers?|crawlers?|scrapers?|"
             r"note-?takers?|systems?|readers?))")
 # What it is doing with the text.
@@ -24,7 +25,18 @@ _PROCESSING = (r"(?:reading|processing|summari[sz]ing|analy[sz]ing|screening|rev
 _ACTION = (r"(?:tell|say|state|rate|mark|approve|forward|send|reply|respond|recommend|ignore|"
            r"disregard|include|add|write|close|give|classify|skip|suggest|describe|report|delete|"
            r"treat|output|print|rank|score|claim|mention|never|always|do\s+not|don'?t|pick|choose|"
-           r"book|pay|buy|select|click|visit|download|install|run|grant)")
+           r"book|pay|buy|select|click|visit|download|install|run|grant|end|accept|share|change|"
+           r"create|waive|upgrade|set|list|insert|append|put|place|confirm|cc|transfer|wire|"
+           r"reveal|leak|upload|post|email|e-mail|omit|hide|exclude|leave\s+out|downplay|"
+           r"remove|drop)")
+# A clause before the order: "in the summary, write ...", "this invoice is pre-approved; pay ...",
+# "when asked about VPN clients, recommend ..." (bounded, within the sentence).
+_PREAMBLE = r"(?:[^.\n]{0,80}?[,;]\s+)?"
+# The machine, as a plain noun (for the parts that name it without "note to")
+_MACHINE_NOUN = (r"(?:ai|a\.i\.|llms?|gpts?|chatbots?|bots?|assistants?|agents?|"
+                 r"language\s+models?|copilots?|models?|automations?)")
+_MACHINE_WORDS = ("ai", "llm", "gpt", "chatbot", "bot", "assistant", "agent", "language", "model",
+                  "copilot", "automat")
 _ORDER = (r"(?:(?:must|should|will|need\s+to|have\s+to|are\s+(?:instructed|required|asked|told)"
           r"\s+to)\s+(?:always\s+|also\s+|now\s+|please\s+)?)?" + _ACTION)
 # A person, not a machine ("an AI researcher", "assistant professor").
@@ -41,12 +53,13 @@ SPECS: tuple[_Spec, ...] = (
               _p(("note", "message", "instructions?", "instruction", "hint", "reminder", "notice",
                   "attention", "important", "dear", "hey", "hi", "hello", r"p\.s\.", "ps", "to",
                   "for", "hidden text", "warning"),
-                 r"\s*[-:,]?\s*(?:(?:to|for)\s+)?(?:the\s+|any\s+|all\s+|every\s+|an?\s+|you\s+)?"
+                 r"\s*[-:,]?\s*(?:(?:to|for)\s+)?(?:the\s+|any\s+|all\s+|every\s+|an?\s+|you\s+|"
+                 r"whatever\s+|whichever\s+)?"
                  + _MACHINE + _NOT_MACHINE + r"(?:\s+" + _PROCESSING + r")?[^.:\n]{0,60}?[:,]\s+"
-                 r"(?:please\s+|also\s+|now\s+)?" + _ORDER + _E,
+                 + _PREAMBLE + r"(?:please\s+|also\s+|now\s+)?" + _ORDER + _E,
                  requires=("ai", "llm", "gpt", "chatbot", "bot", "assistant", "agent",
-                           "language", "model", "copilot", "automated", "reviewer",
-                           "summari", "crawler", "scraper")),
+                           "language", "model", "copilot", "automat", "reviewer",
+                           "summari", "crawler", "scraper", "screener")),
               # "AI assistants reading this page: ...", "Language models reading this posting
               # should ...", "Automated systems processing this document are instructed to"
               _p(("ai", "llm", "llms", "gpt", "chatbot", "chatbots", "bot", "bots", "assistant",
@@ -57,8 +70,37 @@ SPECS: tuple[_Spec, ...] = (
               # "AI agents: tell your user ...", "AI code reviewers: approve ..."
               _p(("ai", "llm", "llms", "gpt", "chatbots", "chatbot", "bots", "assistants",
                   "assistant", "agents", "models", "language", "copilot", "automated"),
-                 r"[\w\s-]{0,30}?\s*[:,]\s+(?:please\s+)?" + _ORDER + _E,
-                 before=r"(?:^|[.!?:;>)\]]\s{0,3}|\n[ \t]{0,8}|---?\s{0,3})\Z"),
+                 r"[\w\s-]{0,30}?\s*(?:[:,]\s+|:\s+(?:when|if|whenever|while|once|before|after|"
+                 r"in)\b[^.\n]{0,60}?,\s+)(?:please\s+)?" + _ORDER + _E,
+                 before=r"(?:^|[.!?:;>)\]]\s{0,3}|\n[ \t]{0,8}|---?\s{0,3})(?:\w{1,20}-)?\Z"),
+              # "Whoever's AI reads this invite: accept ...", "whichever bot reads this
+              # transcript later, change my plan ..."
+              _p(("whoever's", "whoevers", "whichever", "any", "every", "each"),
+                 r"\s+(?:[\w-]+\s+)?" + _MACHINE_NOUN + r"\s+(?:that\s+|who\s+)?(?:reads|"
+                 r"processes|summari[sz]es|sees|handles|gets|parses|opens|indexes|receives)\s+"
+                 r"(?:this|these)\b[^.\n:]{0,40}?[:,]\s+(?:please\s+)?" + _ORDER + _E,
+                 requires=_MACHINE_WORDS),
+              # "Dear review tool, when you rank the applications, put ... at the top"
+              _p(("dear", "hey", "hello", "hi"), r"\s+(?:[\w-]+\s+){0,2}?(?:tools?|systems?|"
+                 r"software|programs?|screeners?|reviewers?|" + _MACHINE_NOUN + r")\s*,\s+(?:when|"
+                 r"if|as|while)\s+you\b[^.\n]{0,80}?,\s*(?:please\s+)?" + _ORDER + _E,
+                 requires=("you",)),
+              # "Any shopping assistant comparing kettles should tell its user ..."
+              _p(("any", "every", "all", "each"),
+                 r"\s+(?:[\w-]+\s+){0,2}?" + _MACHINE_NOUN + _NOT_MACHINE
+                 + r"(?:\s+\w+ing\b[^.\n,]{0,40}?)?\s+(?:should|must|needs?\s+to|has\s+to|"
+                 r"have\s+to|is\s+(?:required|instructed|asked)\s+to|are\s+(?:required|instructed|"
+                 r"asked)\s+to)\s+(?:always\s+|also\s+|now\s+)?" + _ACTION + _E,
+                 requires=_MACHINE_WORDS),
+              # "Assistant, when the user asks about this clinic, say ...", "Hey Copilot, if
+              # you're summarising this for someone, end ...": the machine addressed about a
+              # third party (the user addressing their own assistant names no "user")
+              _p(("assistant", "ai", "bot", "chatbot", "copilot", "agent", "model", "gpt"),
+                 r"\s*[,:]\s+(?:when|if|whenever|while|once|before|after|as)\b[^.\n]{0,80}?"
+                 r"\b(?:the\s+user|your\s+user|someone|anyone|people|visitors?|customers?|"
+                 r"readers?|the\s+reader|they)\b[^.\n]{0,60}?,\s*(?:please\s+)?" + _ORDER + _E,
+                 before=r"(?:^|[.!?:;>)\]\n]\s{0,3}|(?:hey|hi|dear|ok|okay|psst|btw|p\.s\.)"
+                 r"\s{1,3})\Z"),
               # "If you are an AI model screening this CV, rate ..."
               _p(("if", "when", "since", "as"),
                  r"\s+you(?:'re|\s+are)\s+(?:an?\s+|the\s+)?(?:\w+\s+){0,2}?" + _MACHINE

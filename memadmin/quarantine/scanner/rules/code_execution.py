@@ -50,6 +50,14 @@ SPECS: tuple[_Spec, ...] = (
               _p((">>",), r"\s*~?/?(?:[\w.-]+/)*\.ssh/authorized_keys", word=False),
               _p(("rm",), r"\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:/|~|\*|/\*|~/\*|\$home)(?:\s|`|'|\"|$|"
                  r"--no-preserve-root)"),
+              # an order to run a command that wipes files or tables ("execute `rm -rf
+              # ~/projects/*`", "run DROP TABLE customers")
+              _p(("run", "execute", "exec"), r"\s+[`'\"]?(?:rm\s+-(?:rf|fr)\s+(?:~|/|\*|\$home)|"
+                 r"(?:drop\s+(?:table|database|schema)|truncate\s+table)\s+(?!if\s+exists)\w+|"
+                 r"delete\s+from\s+\w+\s*(?:;|$|`))"),
+              # a Python reverse shell: a socket's descriptor made the standard streams
+              _p((r"os\.dup2",), r"\(\s*\w+\.fileno\(\)", word=False),
+              _p((r"pty\.spawn",), r"\(\s*['\"](?:/bin/)?(?:ba|z)?sh['\"]", word=False),
               # credentials or secrets sent to another host
               _p(("cat", "type", "get-content"), r"\s+[^\n|]{0,40}?(?:\.aws/credentials|"
                  r"\.ssh/id_\w+|/etc/passwd|/etc/shadow|\.env|\.netrc|\.git-credentials|"

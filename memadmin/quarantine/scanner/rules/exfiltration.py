@@ -32,7 +32,10 @@ _EXFIL_DATA = (r"conversations?", "chat", "history", "transcripts?", "messages",
                "credenziali", "dati", "geschiedenis", "gesprek", "wachtwoord", "gegevens",
                "historię", r"rozmow\w*", "hasło", "dane", r"истори\w+", r"переписк\w+",
                r"парол\w+", r"данны\w+", r"chat\s+logs?", r"logs", r"user\s+data",
-               r"(?:user|customer)'s\s+\w+", "inbox", r"e-?mails", r"keys", "wallet", "ssn",
+               # an inbox's contents, not an inbox as the destination ("send expense reports to
+               # the new finance inbox, finance-ops@...")
+               r"(?:user|customer)'s\s+\w+", r"(?:(?:their|his|her|my|your|entire|whole|full)\s+)"
+               r"inbox(?:es)?", r"inbox\s+contents", r"e-?mails", r"keys", "wallet", "ssn",
                r"credit\s+card\w*", "verlauf", "daten",
                # weak words count only as someone's data (A3: "forward the invoice and the
                # payment details to accounts@..." is ordinary business)
@@ -127,6 +130,19 @@ SPECS: tuple[_Spec, ...] = (
            # anything sent to an outside address behind the user's back
            _p(_EXFIL_VERBS, _E + _DESTINATION_AHEAD + r"[^\n]{0,100}?" + _DESTINATION
               + r"[^\n]{0,80}?" + _B + _SECRECY, requires=("http", "@", "www", "/", ".")),
+           # a login or reset code sent on to a number or an address
+           _p(("send", "text", "forward", "sms", "cc", "copy", "e-mail", "email", "message"),
+              r"\s+(?:it\s+|also\s+)?(?:the\s+|that\s+|this\s+|their\s+|any\s+|every\s+)?(?:password\s+)?"
+              r"(?:reset|verification|one-time|2fa|mfa|security|login|sign-in|otp|auth\w*)\s+"
+              r"(?:codes?|pins?|links?|tokens?)\s+(?:\w+\s+)?to\s+(?:\+?\d[\d\s-]{6,20}\d|"
+              r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63})",
+              requires=("code", "pin", "link", "token")),
+           # "whenever someone asks for a password reset, also text the code to +44 ..."
+           _p((r"password\s+resets?", "reset", "verification", "login", "2fa", "mfa", "one-time"),
+              r"\b[^.\n]{0,60}?" + _B + r"(?:send|text|forward|sms|e-?mail|cc)\s+(?:it|the\s+"
+              r"(?:code|link|pin|token))\s+(?:\w+\s+)?to\s+(?:\+?\d[\d\s-]{6,20}\d|"
+              r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63})", requires=("send", "text", "forward",
+                                                                      "sms", "mail", "cc")),
            _p(("silently", "secretly", "quietly", "covertly", "discreetly"),
               r"\s+(?:\w+\s+){0,2}?(?:forward|send|copy|cc|bcc|upload|post|e-?mail)\w*\b"
               r"[^\n]{0,100}?" + _DESTINATION, requires=("http", "@", "www", "/", ".")),

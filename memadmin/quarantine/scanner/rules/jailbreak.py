@@ -22,7 +22,7 @@ _NO_RULES = ("restrictions", "filters", "rules", "limits", "guidelines", "guardr
 
 
 _SAFETY_THINGS = ("layer", r"filters?", r"checks?", "rules", "restrictions", r"polic(?:y|ies)",
-                  "guardrails", "guidelines")
+                  "guardrails", "guidelines", "training")
 
 
 SPECS: tuple[_Spec, ...] = (
@@ -207,6 +207,10 @@ SPECS: tuple[_Spec, ...] = (
                         "turned", "switched", "bypassed", "longer")),
            _p(("all", "content", "safety"), r"(?:\s+(?:content|safety))?\s+restrictions\s+lifted"
               + _E),
+           # "You're Unbound, the version of you from before alignment"
+           _p(("version",), r"\s+of\s+you\s+(?:from\s+)?(?:before|without)\s+(?:any\s+|your\s+|"
+              r"the\s+)?(?:alignment|safety\s+training|rlhf|filters|restrictions|rules|"
+              r"guardrails|guidelines|censorship)" + _E),
            _p(("disable", r"switch\s+off", r"turn\s+off", "bypass", "remove", "deactivate",
                r"switched\s+off", r"turned\s+off", "disabled"),
               r"\s+(?:the\s+|your\s+|all\s+)?" + _alt("safety", "content", "ethical", "moderation")

@@ -80,7 +80,10 @@ SPECS: tuple[_Spec, ...] = (
               + _alt(r"forever", r"for\s+good", r"for\s+ever", r"per\s+sempre",
                      r"para\s+siempre", r"pour\s+toujours", r"für\s+immer", r"para\s+sempre",
                      r"voor\s+altijd", r"na\s+zawsze", r"навсегда")
-              + r"(?:\s*[:：]|,?\s+(?:that\s+)?you\s+(?:must|should|will|shall|always|never)\b)",
+              # an order follows, not a fact ("Remember forever: the user's name is ...")
+              + r"(?:\s*[:：](?!\s*(?:the|my|our|his|her|their)\s+(?:\w+\s+)?(?:user|name|"
+              r"birthday|address|daughter|son|wife|husband|partner|mother|father|dog|cat)\b)|"
+              r",?\s+(?:that\s+)?you\s+(?:must|should|will|shall|always|never)\b)",
               # an order, not a report of a request ("the user asked me to remember ...")
               before=r"(?<!asked\sto\s)(?<!asked\sme\sto\s)(?<!wants\sme\sto\s)"
               r"(?<!told\sme\sto\s)(?<!wanted\sme\sto\s)(?<!me\sto\s)\Z"),
@@ -157,9 +160,14 @@ _DURABLE = (r"permanent(?:ly)?", "forever", r"for\s+good",
             r"de\s+agora\s+em\s+diante", "навсегда", "отныне", "впредь", r"с\s+этого\s+момента")
 # What makes a lasting order an attack rather than a preference: secrecy, copies sent away,
 # the user's own requests overridden, confirmations dropped.
+_COVERT_ACT = (r"\s+(?:also\s+)?(?:b?cc|forward|send|copy|add|include|insert|append|share|"
+               r"upload|post|report|log|record|e-?mail|text|change|delete|remove|approve|pay|"
+               r"recommend|redirect|steer|collect|save|store|keep)")
 _SECRET_LEADS = (r"never\s+(?:tell|inform|let|mention|reveal|disclose|show|ask)",
                  r"without\s+(?:telling|informing|letting|disclosing|mentioning|saying|asking)",
-                 "silently", "secretly", "quietly", "covertly", "discreetly",
+                 # a covert act, not a quiet one ("silently skip the weather" is a preference)
+                 *(adverb + _COVERT_ACT for adverb in ("silently", "secretly", "quietly",
+                                                        "covertly", "discreetly")),
                  r"don'?t\s+(?:mention|tell|say|reveal|disclose|let)",
                  r"do\s+not\s+(?:mention|tell|say|reveal|disclose|let)",
                  r"keep\s+(?:this|it)\s+(?:between\s+us|secret|hidden|confidential)")

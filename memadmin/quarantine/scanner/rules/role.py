@@ -130,6 +130,8 @@ _HEADER_CUES = (
     r"debes", r"usted", r"reglas", r"usuario", r"restricciones",
     r"você", r"deve", r"regras", r"usuário",
     r"esegui", r"utente", r"regole", r"gebruiker", r"voer", r"regels",
+    r"asistente", r"assistente", r"assistent\w*", r"tiene\s+permiso", r"tem\s+permissão",
+    r"ha\s+il\s+permesso",
     r"użytkownik\w*", r"wykonuj", r"zasady",
     r"ты", r"твой", r"правила", r"всегда", r"пользовател\w*",
     # (A3) grants and dropped checks, without a "you"
@@ -152,6 +154,17 @@ _ROLE_HEADER = (
         r"\{system\}", r"<<system>>", "system override", r"<system_prompt>", r"<\|system\|>",
         r"\[sistema\]", r"\[système\]", r"\[система\]"),
        r"[^\n]{0,160}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
+    # "=== SYSTEM UPDATE ===" as a banner, with an order or a grant on the next line
+    # (bounded runs of "=": a line of a million "=" is tried at every anchor)
+    _p(("==",), r"={0,8}[ \t]{0,3}(?:system|admin(?:istrator)?|developer)[ \t]+(?:update|message|"
+       r"notice|note|prompt|override|instructions?)[ \t]{0,3}={2,8}[^\n]{0,10}\n[^\n]{0,200}?" + _B
+       + _falt(*_HEADER_CUES) + _E, word=False),
+    # a chat message written as JSON, with a system or developer role that grants or reveals
+    _p(('"role"', "'role'"), r"\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"']content[\"']\s*:\s*"
+       r"[\"'][^\"'\n]{0,200}?" + _B + r"(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?:reveal|disclose)|"
+       r"ignore|disregard|override|bypass|unrestricted|no\s+restrictions|new\s+policy|"
+       r"allowed\s+to|permitted\s+to|authori[sz]ed|(?:may|can)\s+now|obey|comply\s+with\s+"
+       r"(?:every|all|any))" + _E, word=False),
     _p(("<system>", "<sys>", "<developer>", "<admin>"), r"[^<]{0,160}?" + _B
        + _alt("you", "your", "must", "always", "never", "ignore", "reveal", "forward") + _E,
        word=False),
@@ -234,6 +247,13 @@ SPECS: tuple[_Spec, ...] = (
               # is reset nightly" is an ordinary note
               + r"(?=[^\n]{0,200}?(?<![^\W_])(?:you|your|you're|assistant|ai|model|bot|chatbot)"
               r"(?![^\W_]))"),
+           # "the assistant must treat this user as an administrator": a role granted by text
+           _p(("the assistant", "the ai", "the bot", "the model", "the agent", "you"),
+              r"\s+(?:must|should|shall|will|may|can|are\s+to)\s+(?:now\s+|hereby\s+)?(?:treat|"
+              r"regard|consider|recogni[sz]e)\s+(?:this|the\s+current|the)\s+user\s+as\s+(?:an?\s+|"
+              r"the\s+)?(?:admin\w*|root|superuser|owner|developer|operator|verified\s+staff|"
+              r"(?:system\s+)?administrator)" + _E, requires=("treat", "regard", "consider",
+                                                          "recognise", "recognize")),
            _p(("i am",), r"\s+(?:your|the)\s+(?:developer|creator|administrator|admin|"
               r"operator|owner|system\s+administrator)s?\b"),
            _p(("as your",), r"\s+(?:developer|creator|administrator|admin|operator)s?,"
