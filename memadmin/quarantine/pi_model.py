@@ -3,11 +3,13 @@ for the rule scanner (issues #7 and #19).
 
 Pure Python, no dependency. A text (as the scanner normalised it: invisible characters
 stripped, look-alikes folded, lower-cased) is split into words (a CJK character is a word).
-Its features, counted with repeats, are each word (``w:word``), each pair of adjacent words
-(``b:word word``) and the character n-grams of each word padded with a space on each side
-(``c: ign``, ``c:ore ``): grams never cross a word boundary, so a word's whole contribution
-(its weight plus its grams') depends on the word alone, is computed once and remembered
-(``Model.word_score``, a bounded cache).
+Its features are each distinct word (``w:word``), each distinct pair of adjacent words
+(``b:word word``) and the character n-grams of each distinct word padded with a space on each
+side (``c: ign``, ``c:ore ``): grams never cross a word boundary, so a word's whole
+contribution (its weight plus its grams') depends on the word alone, is computed once and
+remembered (``Model.word_score``, a bounded cache). A word or pair counts once in a window:
+repeating one (a log of the same line, filler) adds nothing, so repetition alone never
+flags.
 
 The score is ``bias + the sum of the weights of the features``, an exact integer sum (weights
 x ``SCALE``), so no order or process changes a verdict. The weights are a committee: the
@@ -18,8 +20,9 @@ averaged (a single linear model), fitted on the corpus's ``tune`` split only
 A text of more than ``WINDOW`` words is scored as every run of ``WINDOW`` consecutive words
 (at every word, so a payload buried in a long benign document meets as little benign text
 as possible; prefix sums make each run one subtraction); it is flagged if any run scores
-above the threshold. The explanation for a reviewer is the few matched words that push the
-score up most (a word's weight, its grams' and half of each adjacent pair's).
+above the threshold. There a word (or pair) counts again only ``WINDOW`` words after it last
+counted, so no run counts it twice. The explanation for a reviewer is the few matched words
+that push the score up most (a word's weight, its grams' and half of each adjacent pair's).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, repeat
 from operator import add, sub
 from pathlib import Path
+from typing import Any
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "model_weights.json"
 WINDOW = 40               # a longer text is scored as every run of this many words
@@ -78,18 +82,37 @@ def grams(word: str, config: Config) -> list[str]:
 
 
 def features(lower: str, config: Config) -> dict[str, int]:
-    """The features of a lower-cased, normalised text with their counts (training and scoring
-    share this definition; ``Model.score`` computes the same sum faster)."""
+    """The features of a lower-cased, normalised text with their counts: each distinct word
+    and its grams (a gram shared by two distinct words counts twice), each distinct pair
+    (training and scoring share this definition; ``Model.score`` computes the same sum
+    faster)."""
     found = tokens(lower, config)
     counts: dict[str, int] = {}
-    for word in found:
+    for word in dict.fromkeys(found):
         counts["w:" + word] = counts.get("w:" + word, 0) + 1
         for gram in grams(word, config):
             counts["c:" + gram] = counts.get("c:" + gram, 0) + 1
     if config.bigrams:
-        for left, right in zip(found, found[1:], strict=False):
+        for left, right in dict.fromkeys(zip(found, found[1:], strict=False)):
             counts[f"b:{left} {right}"] = counts.get(f"b:{left} {right}", 0) + 1
     return counts
+
+
+def _once_per_window(keys: list[Any], values: list[int], window: int) -> list[int]:
+    """``values`` with a key's value kept only where the key has not counted in the previous
+    ``window`` positions (0 elsewhere): within any run of ``window`` positions a key counts at
+    most once, and a text of at most ``window`` keys counts each distinct key once."""
+    if len(set(keys)) == len(keys):
+        return values
+    counted: dict[Any, int] = {}
+    kept = list(values)
+    for i, key in enumerate(keys):
+        last = counted.get(key)
+        if last is not None and i - last < window:
+            kept[i] = 0
+        else:
+            counted[key] = i
+    return kept
 
 
 SCALE = 10_000             # weights are stored with 4 decimals: summed as exact integers
@@ -135,10 +158,19 @@ class Model:
             return []
         return list(map(self.pairs.get, zip(found, found[1:], strict=False), repeat(0)))
 
+    def _counted(self, found: list[str], window: int) -> tuple[list[int], list[int]]:
+        """The words' and pairs' values, each word and pair counted once per ``window``."""
+        values = _once_per_window(found, self._values(found), window)
+        pairs = self._pair_values(found)
+        if pairs:
+            pairs = _once_per_window(list(zip(found, found[1:], strict=False)), pairs,
+                                     window - 1)
+        return values, pairs
+
     def _runs(self, found: list[str]) -> list[int]:
         """The feature sum (x SCALE, exact) of the whole text if it has at most ``WINDOW``
         words, else of each run of ``WINDOW`` consecutive words, in order."""
-        values, pairs = self._values(found), self._pair_values(found)
+        values, pairs = self._counted(found, WINDOW)
         if len(found) <= WINDOW:
             return [sum(values) + sum(pairs)]
         words_sum = [0, *accumulate(values)]
@@ -152,7 +184,7 @@ class Model:
     def score(self, lower: str) -> int:
         """The score x SCALE of a text as one window: the bias plus the feature sum."""
         found = tokens(lower, self.config)
-        values, pairs = self._values(found), self._pair_values(found)
+        values, pairs = self._counted(found, len(found) + 1)
         return self.bias + sum(values) + sum(pairs)
 
     def top_score(self, lower: str) -> int:
