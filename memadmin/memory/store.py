@@ -870,8 +870,10 @@ class LocalProvider(c.Provider):
         own_transaction = not connection.in_atomic_block
         with self._bounded(bound), connection.cursor() as cursor:
             if own_transaction:
-                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE; "
-                               "SET LOCAL synchronous_commit = off")
+                # one command per statement: bounded statements run in a pipeline, where a
+                # statement is prepared and may hold only one command
+                cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                cursor.execute("SET LOCAL synchronous_commit = off")
             cursor.execute(statement, params)
             per_namespace = cursor.fetchall()
             if announce:
