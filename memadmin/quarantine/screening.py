@@ -32,13 +32,7 @@ def assess(content: str, workspace_id: Any) -> Verdict | None:
     """
     from memadmin.quarantine.scanner import scan
 
-    verdict = scan(content)
-    if not verdict.flagged:
-        return None
-    if QuarantineAllow.objects.filter(workspace_id=workspace_id,
-                                      content_hash=content_hash(content)).exists():
-        return None
-    return verdict
+    return assess_scanned([content], [scan(content)], workspace_id)[0]
 
 
 def assess_scanned(contents: Sequence[str], verdicts: Sequence[Verdict],
