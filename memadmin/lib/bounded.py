@@ -54,6 +54,10 @@ def _bounds() -> list[Callable[[], float]]:
 
 
 _COPY = re.compile(r"\s*COPY\b", re.I)
+# A ';' before the end: perhaps several commands, which psycopg sends by the simple query
+# protocol when there are no parameters -- a pipeline prepares each statement, and a prepared
+# statement may hold one command only. (A ';' inside a literal only costs the round trip.)
+_SEVERAL = re.compile(r";\s*\S")
 
 
 def _bound(execute: Callable[..., Any], sql: str, params: Any, many: bool,
@@ -70,8 +74,9 @@ def _bound(execute: Callable[..., Any], sql: str, params: Any, many: bool,
     # through the wrappers again, and a server-side cursor cannot take a second query.
     raw = context["connection"].connection
     cursor = getattr(context.get("cursor"), "cursor", None)
-    if isinstance(cursor, psycopg.ServerCursor) or _COPY.match(sql):
-        # Neither works in pipeline mode: the settings take a round trip of their own.
+    if (isinstance(cursor, psycopg.ServerCursor) or _COPY.match(sql)
+            or (params is None and _SEVERAL.search(sql))):
+        # None of these works in pipeline mode: the settings take a round trip of their own.
         raw.execute(_SET, [millis, millis])
         return execute(sql, params, many, context)
     # The settings and the statement in one round trip (psycopg's pipeline mode): the

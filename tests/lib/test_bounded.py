@@ -67,3 +67,18 @@ def test_a_server_side_cursor_works_inside() -> None:
     with statements_within(left_for(5)):
         slugs = [w.slug for w in Workspace.objects.filter(slug="one").iterator(chunk_size=10)]
     assert slugs == ["one"]
+
+
+def test_a_statement_of_several_commands_runs_whole_and_bounded() -> None:
+    """A pipeline prepares each statement, and a prepared statement holds one command: a
+    string of several commands (without parameters, as psycopg allows them) must still run
+    whole within the time left, not fail with "cannot insert multiple commands"."""
+    with statements_within(left_for(5)), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL application_name = 'first'; "
+                       "SET LOCAL search_path = public;  ")
+        assert setting("application_name") == "first"
+        assert setting("search_path") == "public"
+    with (pytest.raises(DatabaseError) as raised, statements_within(left_for(0.2)),
+          connection.cursor() as cursor):
+        cursor.execute("SELECT 1; SELECT pg_sleep(2)")
+    assert is_timeout(raised.value)
