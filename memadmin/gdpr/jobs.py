@@ -94,7 +94,9 @@ def subject_request_run(ctx: JobContext) -> dict[str, Any]:
         ctx.save_progress(done=_finished(sr), total=steps_total)
         _run_steps(ctx, sr)
     except JobCancelled:
-        subject_request_stopped(actor=actor, subject_request=sr, after_steps=_finished(sr))
+        with transaction.atomic():  # the request and its job end together
+            subject_request_stopped(actor=actor, subject_request=sr, after_steps=_finished(sr))
+            ctx.end_cancelled()
         if sr.kind == "access":
             access_output.delete_parts(sr)
         raise

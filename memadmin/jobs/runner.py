@@ -85,6 +85,12 @@ class JobContext:
     def checkpoint(self) -> dict[str, Any]:
         return self.job.checkpoint
 
+    def end_cancelled(self) -> None:
+        """End the job as cancelled now, in the caller's transaction: a handler that closes
+        what the job served (a subject request) does both in one, so no reader sees one
+        cancelled and the other still running. The runner's own end then finds nothing."""
+        _finish(self.job, self.worker, self.attempt, state="cancelled")
+
     def save_progress(self, *, done: int, total: int | None = None,
                       checkpoint: dict[str, Any] | None = None) -> None:
         """Persist progress and where to resume, and renew the lease, in one UPDATE. Call it
@@ -148,7 +154,8 @@ def run_job(job_id: str, worker: str | None = None) -> str:
     try:
         result = handler(ctx) or {}
     except JobCancelled:
-        _finish(job, worker, ctx.attempt, state="cancelled")
+        failpoint("job.cancelled", job=str(job.pk), kind=job.kind)
+        _finish(job, worker, ctx.attempt, state="cancelled")  # unless the handler ended it
         return "cancelled"
     except LeaseLost:
         logger.warning("job %s: lease lost to another worker", job.pk)

@@ -380,6 +380,31 @@ def test_a_worker_killed_after_a_provider_call_is_reaped_and_resumes_without_dou
 
 
 @transactional
+def test_a_request_and_its_job_end_cancelled_together(
+        actor, workspace, put, other_namespace, http_config, tmp_path: Path) -> None:
+    """The request page and the job page never disagree: the request is closed as cancelled
+    in the same transaction that ends its job, so no reader sees one cancelled and the other
+    still running (the runner's own end of a cancelled job, paused here, comes after both)."""
+    seed(put, other_namespace)
+    (tmp_path / "gdpr_step.pause").write_text(json.dumps(
+        {"stage": "before_call", "provider": "Across HTTP"}))
+    (tmp_path / "job.cancelled.pause").write_text("")
+    process = worker(tmp_path)
+    try:
+        request = start(actor("carl"), workspace)
+        wait_for(tmp_path / "gdpr_step.reached", process)
+        subject_request_cancel(actor=actor("ada"), subject_request=request)
+        (tmp_path / "gdpr_step.pause").unlink()
+        wait_for(tmp_path / "job.cancelled.reached", process)
+        assert (SubjectRequest.objects.get(pk=request.pk).state,
+                job_of(request).state) == ("cancelled", "cancelled")
+        (tmp_path / "job.cancelled.pause").unlink()
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
+@transactional
 def test_an_admin_cancel_while_running_stops_after_the_step_in_flight(
         actor, workspace, put, other_namespace, http_config, tmp_path: Path) -> None:
     seed(put, other_namespace)
@@ -393,10 +418,7 @@ def test_an_admin_cancel_while_running_stops_after_the_step_in_flight(
         assert SubjectRequest.objects.get(pk=request.pk).state == "running"
         (tmp_path / "gdpr_step.pause").unlink()  # the step in flight goes on
         end = timezone.now() + dt.timedelta(seconds=60)
-        # The request is stopped first (its own transaction), then the runner ends the job:
-        # wait for both, or the job may still read "running" for a moment.
-        while (SubjectRequest.objects.get(pk=request.pk).state == "running"
-               or job_of(request).state == "running"):
+        while SubjectRequest.objects.get(pk=request.pk).state == "running":
             assert timezone.now() < end, "the job never stopped"
             assert process.poll() is None, "the worker died"
             time.sleep(0.05)
