@@ -83,12 +83,18 @@ run: venv
 	exec $(PY) -m memadmin.lib.supervisor --addr $(RUN_ADDR)
 
 # mypy checks the code and the tests (pyproject: bodies of untyped test functions included).
+# After the whole suite, the audit and gdpr tests again as the least-privilege app role
+# (test-restricted below); skipped when PYTEST_ARGS picks tests.
 test: venv chromium
 	$(VENV)/bin/ruff check .
 	DEBUG=true $(VENV)/bin/mypy memadmin tests
 	@status=0; \
 	DEBUG=true $(PY) -m pytest -ra $(PYTEST_PARALLEL) $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests: that counts as a failure here" >&2; fi; \
+	if [ $$status -eq 0 ] && [ -z "$(PYTEST_ARGS)" ]; then \
+	    DEBUG=true $(PY) -m pytest -p tests.restricted_role -q $(PYTEST_PARALLEL) \
+	        tests/audit tests/gdpr || status=$$?; \
+	fi; \
 	exit $$status
 
 lint: venv
@@ -102,7 +108,8 @@ hostile-full: venv
 # The audit and gdpr tests with the app connected as the role `manage.py audit_db_grants`
 # describes (it may only INSERT and SELECT the audit tables): tests/restricted_role.py.
 test-restricted: venv
-	DEBUG=true $(PY) -m pytest -p tests.restricted_role -ra $(PYTEST_ARGS) tests/audit tests/gdpr
+	DEBUG=true $(PY) -m pytest -p tests.restricted_role -ra $(PYTEST_PARALLEL) $(PYTEST_ARGS) \
+	    tests/audit tests/gdpr
 
 # Every benchmark, then docs/benchmarks.md (DATABASE_URL, or the embedded PostgreSQL).
 bench: venv
