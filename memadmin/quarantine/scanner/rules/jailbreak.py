@@ -68,6 +68,11 @@ SPECS: tuple[_Spec, ...] = (
                      r"with)\s+no\s+(?:\w+\s+)?(?:rules|laws|restrictions|limits|ethics|morals|"
                      r"filters|guidelines|boundaries|principles|guardrails)",
                      r"where\s+there\s+are\s+no\s+(?:rules|laws|restrictions|limits|ethics)",
+                     # (round 4) "an AI whose restrictions were removed by its creators"
+                     r"(?:ai|model|assistant|chatbot|bot|llm|version|persona)\s+(?:whose|with)\s+"
+                     r"(?:\w+\s+)?(?:rules|restrictions|limits|filters|guidelines|guardrails)\s+"
+                     r"(?:were|have\s+been|had\s+been|are|got)\s+(?:all\s+)?(?:removed|lifted|"
+                     r"disabled|deleted|switched\s+off|turned\s+off|stripped)",
                      r"evil\s+(?:twin|alter\s+ego|version|counterpart|ai|assistant|model|bot)",
                      r"jailbroken\s+(?:version|mode|ai|model|assistant|chatbot|variant|copy|self)",
                      r"(?:that|who|which)\s+(?:never|won't|will\s+never|does\s+not|doesn't)\s+"
