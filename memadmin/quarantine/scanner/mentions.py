@@ -28,14 +28,14 @@ META = (r"(?:(?<![^\W_])(?:injections?|attacks?|attackers?|phrases?|payloads?|pr
         r"fixtures?|sample|samples|warns?|warning|translat\w*|homework|satz|beispiel\w*|"
         r"angriff\w*|übersetz\w*|exemples?|phrases?|attaques?|ejemplos?|frases?|ataques?|"
         r"esempi[oa]?|traduci\w*|traduz\w*|tradu[cz]\w*)(?![^\W_])|test_\w+|scan\(|"
-        r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入))")
+        r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入|练习|練習))")
 _META_RE = re.compile(META)
 # After the closing quote only a phrase that names the quote an example counts ("... as an
 # example", "... als Beispiel", "... is a classic injection"; not a URL host "x.example").
 AFTER_META = (r"(?<![^\W_])(?:as|als|comme|como|come)\s+(?:an?\s+|ein\s+|un\s+|una\s+|um\s+)?"
               r"(?:example|beispiel|exemple|ejemplo|esempio|exemplo)(?![^\W_])|(?<![^\W_])is\s+(?:a|an|"
               r"the)\s+(?:classic|typical|known|common|textbook)\s+(?:example|injection|attack|"
-              r"payload|jailbreak)")
+              r"payload|jailbreak)|翻译|翻訳|例句|例文|例子|示例")
 _AFTER_RE = re.compile(AFTER_META)
 # Reported speech: what a message, an attacker or a character told someone to do ("a phishing
 # e-mail told staff to ...", "if a message tells you to ignore ...", "the AI is told to ignore

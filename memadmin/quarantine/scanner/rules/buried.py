@@ -19,7 +19,8 @@ _MACHINE = (r"(?:(?:[\w-]+\s+){0,2}?(?:ai|a\.i\.|llms?|gpts?|chatbots?|bots?|ass
 # What it is doing with the text.
 _PROCESSING = (r"(?:reading|processing|summari[sz]ing|analy[sz]ing|screening|reviewing|parsing|"
                r"indexing|handling|quoting|taking\s+notes|translating|evaluating|ranking|"
-               r"comparing|answering|(?:that|who)\s+(?:reads?|process(?:es)?|summari[sz]es?|"
+               r"comparing|answering|crawling|scraping|visiting|"
+               r"(?:that|who)\s+(?:reads?|process(?:es)?|summari[sz]es?|"
                r"screens?|reviews?))")
 # The order that follows.
 _ACTION = (r"(?:tell|say|state|rate|mark|approve|forward|send|reply|respond|recommend|ignore|"
@@ -28,7 +29,7 @@ _ACTION = (r"(?:tell|say|state|rate|mark|approve|forward|send|reply|respond|reco
            r"book|pay|buy|select|click|visit|download|install|run|grant|end|accept|share|change|"
            r"create|waive|upgrade|set|list|insert|append|put|place|confirm|cc|transfer|wire|"
            r"reveal|leak|upload|post|email|e-mail|omit|hide|exclude|leave\s+out|downplay|"
-           r"remove|drop|replace|refund|credit|assign|store|save|record)")
+           r"remove|drop|replace|refund|credit|assign|store|save|record|link)")
 # A clause before the order: "in the summary, write ...", "this invoice is pre-approved; pay ...",
 # "when asked about VPN clients, recommend ..." (bounded, within the sentence).
 _PREAMBLE = r"(?:[^.\n]{0,80}?[,;]\s+)?"
@@ -74,7 +75,7 @@ SPECS: tuple[_Spec, ...] = (
                  r"[\w\s-]{0,30}?\s*(?:[:,]\s+|:\s+(?:when|if|whenever|while|once|before|after|"
                  r"in)\b[^.\n]{0,60}?,\s+)(?:please\s+)?" + _ORDER + _E,
                  before=r"(?:^|[.!?:;>)\]\"“]\s{0,3}|\n[ \t]{0,8}|---?\s{0,3})"
-                 r"(?:[\w-]{1,20}(?:'s|s'|')?\s{1,2})?(?:\w{1,20}-)?\Z"),
+                 r"(?:[\w-]{1,20}(?:'s|s'|')?\s{1,2}){0,2}(?:\w{1,20}-)?\Z"),
               # "Whoever's AI reads this invite: accept ...", "whichever bot reads this
               # transcript later, change my plan ..."
               _p(("whoever's", "whoevers", "whichever", "any", "every", "each"),
