@@ -25,7 +25,7 @@ _SENTENCE_END = re.compile(r"[.!?。！？]\s|\s[—–-]\s")
 META = (r"(?:(?<![^\W_])(?:injections?|attacks?|attackers?|phrases?|payloads?|prompts?|"
         r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|tests?|testing|"
         r"scanners?|flags?|detects?|detection|kind|patterns?|jailbreaks?|red[- ]team\w*|persona|"
-        r"fixtures?|sample|samples|warns?|warning|translat\w*|homework|satz|beispiel\w*|"
+        r"fixtures?|sample|samples|warns?(?!\s+[\w.-]+:)|warning|translat\w*|homework|satz|beispiel\w*|"
         r"angriff\w*|übersetz\w*|exemples?|phrases?|attaques?|ejemplos?|frases?|ataques?|"
         r"esempi[oa]?|traduci\w*|traduz\w*|tradu[cz]\w*)(?![^\W_])|test_\w+|scan\(|"
         r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入|练习|練習))")

@@ -18,7 +18,8 @@ _MACHINE = (r"(?:(?:[\w-]+\s+){0,2}?(?:ai|a\.i\.|llms?|gpts?|chatbots?|bots?|ass
             r"note-?takers?|systems?|readers?))")
 # What it is doing with the text.
 _PROCESSING = (r"(?:reading|processing|summari[sz]ing|analy[sz]ing|screening|reviewing|parsing|"
-               r"indexing|handling|quoting|taking\s+notes|translating|evaluating|ranking|"
+               r"indexing|handling|quoting|taking\s+notes|translating|evaluating|ranking|triaging|"
+               r"monitoring|checking|scanning|"
                r"comparing|answering|crawling|scraping|visiting|"
                r"(?:that|who)\s+(?:reads?|process(?:es)?|summari[sz]es?|"
                r"screens?|reviews?))")
@@ -142,7 +143,7 @@ SPECS: tuple[_Spec, ...] = (
               _p(("nota", "mensaje", "aviso", "instrucción", "instrucciones", "para", "istruzioni",
                   "istruzione", "messaggio", "avviso", "observação", "instruções", "mensagem"),
                  r"\s+(?:para\s+|al\s+|a\s+|per\s+|ao\s+)?(?:el\s+|la\s+|los\s+|l'|o\s+|a\s+|il\s+|"
-                 r"lo\s+)?(?:(?:asistente|assistente|modelo|modello|ia|chatbot|agente|bot)\w*|"
+                 r"lo\s+|cualquier\s+|qualquer\s+|qualsiasi\s+|tod[oa]\s+)?(?:(?:asistente|assistente|modelo|modello|ia|chatbot|agente|bot)\w*|"
                  r"sistem[ao]\s+(?:\w+\s+){0,3}?autom[aá]tic[oa]\w*|sistem[ao]\s+autom[aá]tic\w*)"
                  r"(?:\s+(?:de\s+)?ia)?"
                  r"\b[^:\n]{0,80}?:\s*\w+",

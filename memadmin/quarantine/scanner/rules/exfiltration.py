@@ -161,7 +161,7 @@ SPECS: tuple[_Spec, ...] = (
                                                     "include", "pass", "encode", "place",
                                                     "embed", "hide")
               + r"\w{0,3}\s+(?:it|them|this|that|the\s+result|the\s+summary)\s+(?:to|in|into|onto|"
-              r"at|as)\s+(?:the\s+end\s+of\s+)?"
+              r"at|as|after)\s+(?:the\s+end\s+of\s+)?"
               # (round 4) "... place them in the alt text of an image pointing at https://..."
               r"(?:[^.\n]{0,60}?\s(?:at|to|from|of)\s+)?" + _DESTINATION,
               requires=("http", "@", "www", "/", ".")),

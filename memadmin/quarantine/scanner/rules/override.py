@@ -146,10 +146,14 @@ _OVERRIDE_3 = (
     _p(("ignora", "ignore", "ignoren", "olvida", "olvide", "olvidad", r"haz\s+caso\s+omiso\s+de",
         r"haga\s+caso\s+omiso\s+de", r"no\s+sigas", r"no\s+siga", "descarta", "omite"),
        _E + _GAP + _alt("instrucciones", "reglas", "indicaciones", "directrices", "normas",
-                        "órdenes")
+                        "órdenes", "tarea", "tareas")
        + r"\s+" + _alt("anteriores", "previas", "originales", "iniciales", r"de\s+antes",
-                       r"de\s+arriba", "recibidas"),
-       requires=("instruc", "regla", "indicac", "directri", "norma", "órden")),
+                       r"de\s+arriba", "recibidas", "anterior", "original", "inicial"),
+       requires=("instruc", "regla", "indicac", "directri", "norma", "órden", "tarea")),
+    # (round 4) "Olvídate de lo que te pidieron antes"
+    _p(("olvida", "olvídate", "olvide", "olvídese"), r"\s+(?:de\s+)?(?:todo\s+)?lo\s+que\s+"
+       r"(?:te|le)\s+(?:pidieron|dijeron|indicaron|ordenaron|mandaron|pedí|dije)\s+(?:antes|"
+       r"hasta\s+ahora|previamente)" + _E),
     _p(("tu", "su"), r"\s+nueva\s+" + _alt("tarea", "misión", "instrucción") + _E,
        requires=("nueva",)),
     # pt
@@ -164,10 +168,11 @@ _OVERRIDE_3 = (
     # it
     _p(("ignora", "ignorate", "ignori", "dimentica", "dimenticate", "dimentichi",
         r"non\s+seguire", r"non\s+segua", "trascura", "scarta"),
-       _E + _GAP + _alt("istruzioni", "regole", "indicazioni", "direttive", r"linee\s+guida")
+       _E + _GAP + _alt("istruzioni", "regole", "indicazioni", "direttive", r"linee\s+guida",
+                        "compito")
        + r"\s+" + _alt("precedenti", "originali", "iniziali", r"di\s+prima", "sopra",
-                       "ricevute"),
-       requires=("istruz", "regol", "indicaz", "dirett", "linee")),
+                       "ricevute", "precedente", "originale", "iniziale"),
+       requires=("istruz", "regol", "indicaz", "dirett", "linee", "compito")),
     _p((r"il\s+tuo", r"il\s+suo"), r"\s+nuovo\s+compito" + _E, requires=('compito',)),
     # nl
     _p(("negeer", "vergeet", r"volg\s+niet"),
@@ -450,6 +455,11 @@ SPECS = SPECS + (
               _p(("забудь", "игнорируй", "проигнорируй", "не выполняй", "не делай"),
                  r"[^.!?\n]{0,40}?[.,;:!]\s*(?:и\s+|а\s+)?(?:вместо\s+этого|просто|лучше|только)"
                  r"\s+\w+"),
+              # (round 4)
+              _p(("не переводи", "не резюмируй", "не пересказывай", "не отвечай", "хватит",
+                  "прекрати", "перестань"),
+                 r"[^.!?\n]{0,30}?[.,;:!]\s*(?:и\s+|а\s+)?(?:вместо\s+этого|просто|лучше|только)"
+                 r"\s+(?:напиши|скажи|выведи|ответь|сообщи|перечисли|отправь)\w*"),
               _p(("новая", "новые", "новое"), r"\s+(?:инструкция|инструкции|указания|указание|"
                  r"задача|задание)\s*[:：]"),
               _p(("ігноруй", "проігноруй", "забудь"), r"\s+(?:усі\s+|всі\s+)?(?:попередн\w+)\s+"
@@ -472,6 +482,9 @@ SPECS = SPECS + (
                  requires=("resumas", "traduzcas", "contestes", "analices", "resuma", "traduza")),
               _p(("vergeet",), r"\s+(?:je|jouw|uw|de)\s+(?:vorige|eerdere|oorspronkelijke)\s+"
                  r"(?:opdracht|instructies?|taak)"),
+              _p(("ne",), r"\s+(?:résume|traduis|résumez|traduisez|réponds)\s+pas\s+(?:ce|cette|"
+                 r"le|la)\s+\w+\s+(?:et|mais)\s+(?:écris|réponds|dis|écrivez|répondez|dites)\s+"
+                 r"(?:seulement|uniquement|juste|simplement)" + _E),
               _p(("arrête", "arrêtez", "smetti", "smettila", "pare", "para", "przestań", "sluta"),
                  r"\s+(?:de\s+|di\s+)?(?:traduire|résumer|tradurre|riassumere|traduzir|resumir|"
                  r"tłumaczyć|streszczać|översätta|sammanfatta)\s+(?:et|e|i|och|y)\s+(?:écris|"
@@ -479,16 +492,16 @@ SPECS = SPECS + (
                  r"skriv|svara)\w*\s+(?:seulement|uniquement|solo|soltanto|apenas|só|tylko|bara|"
                  r"endast|solamente)" + _E),
               _p(("özetlemeyi", "çevirmeyi", "çeviriyi", "özeti"), r"\s+bırak\s+(?:ve\s+)?"
-                 r"(?:sadece|yalnızca|yalnız)" + _E),
+                 r"(?:\w+\s+)?(?:sadece|yalnızca|yalnız)" + _E),
               _p(("不要", "别", "不用"),
                  r"再?(?:翻译|总结|回答|分析)了?[，,。！!]\s*(?:直接|只|请)", word=False),
               _p(("要約", "翻訳"),
                  r"(?:は|を)?(?:やめて|しないで|中止して)[^。\n]{0,20}?(?:だけ|のみ)", word=False),
               _p(("停止",), r"(?:当前|目前|你的)?(?:任务|工作)[！!。，,]", word=False),
               # ko, ja
-              _p(("이전", "위", "앞"), r"(?:의|에\s*받은|에\s*들은)?\s*(?:모든\s*)?"
+              _p(("이전", "위", "앞", "지금까지"), r"(?:의|에\s*받은|에\s*들은)?\s*(?:모든\s*)?"
                  r"(?:지시|지침|명령|규칙|지시사항)"
-                 r"(?:를|을|는|은|들을)?\s*(?:모두\s*)?(?:무시|잊어)", word=False),
+                 r"(?:를|을|는|은|들을)?\s*(?:모두\s*)?(?:무시|잊)", word=False),
               _p(("번역", "요약"), r"하지\s*말고\s*(?:그냥|대신|바로)", word=False),
               _p(("새로운 지시", "새 지시", "새로운 명령"), r"\s*[:：]", word=False),
               _p(("翻訳", "要約"), r"(?:は|を)?(?:しないで|せずに)[^。\n]{0,10}?(?:だけ|代わりに)",

@@ -26,6 +26,8 @@ SPECS: tuple[_Spec, ...] = (
                r"permanent\s+part\s+of\s+your", r"so\s+(?:that\s+)?you\s+never\s+forget",
                # (round 4)
                r"part\s+of\s+your\s+(?:permanent|long[\s-]?term|persistent|core)\s+memory",
+               r"persist\s+(?:this|these|it|that)\s+(?:across|between|over|through)\s+"
+               r"(?:all\s+)?(?:sessions|conversations|chats|restarts)",
                *(adverb + r"\s+(?:if|when|after)\s+(?:the\s+user\s+|someone\s+|anyone\s+)?"
                  r"(?:clears?|resets?|wipes?|deletes?|erases?)\s+(?:your|the)\s+memory"
                  for adverb in ("even", "also"))), _E),
@@ -34,6 +36,11 @@ SPECS: tuple[_Spec, ...] = (
            _p(("pour", "dans", "durant"), r"\s+toutes\s+les\s+"
               + _alt("sessions", "conversations", "discussions") + r"\s+"
               + _alt("futures", r"à\s+venir", "suivantes") + _E),
+           _p(("pour", "dans", "durant"), r"\s+toutes\s+les\s+(?:prochaines|futures)\s+"
+              + _alt("sessions", "conversations", "discussions") + _E
+              # "les prochaines sessions du club" are meetings, not chats
+              + r"(?!\s+(?:du|de|des|d')(?![^\W_]))",
+              requires=("prochaines", "futures")),
            _p(("para", "en", "em", "durante"), r"\s+tod[ao]s\s+(?:as|las|los|os)\s+"
               + _alt("sesiones", "sessões", "conversaciones", "conversas", "chats") + r"\s+"
               + _alt("futuras", "siguientes", "seguintes", "posteriores") + _E,

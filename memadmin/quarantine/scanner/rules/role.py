@@ -5,7 +5,6 @@ from __future__ import annotations
 from memadmin.quarantine.scanner.spec import (
     _B,
     _E,
-    _HEADING_START,
     _LINE_START,
     _alt,
     _falt,
@@ -92,6 +91,8 @@ _NOTICE_CUES = (
     r"(?:has|have)\s+been\s+(?:verified|confirmed)\s+as\s+(?:an?\s+|the\s+)?(?:system\s+)?"
     r"(?:admin\w*|owner|operator|developer)",
     r"autoriz\w*\s+(?:o|el|l')\s*(?:assistente|asistente|assistant)",
+    r"(?:l'utilisateur|el\s+usuario|o\s+usuário|der\s+nutzer|il\s+utente)\s+(?:est|es|é|ist|è)\s+"
+    r"(?:un\s+|uno\s+|um\s+|ein\s+)?(?:administra\w+|admin\w*)",
     r"du\s+darfst", r"ab\s+(?:jetzt|sofort)\s+(?:darfst|musst|sollst|bist)\s+du",
     r"ohne\s+(?:bestätigung|prüfung|rückfrage|nachfrage)", r"tu\s+(?:es|êtes)\s+autorisé\w*",
     r"vous\s+êtes\s+autorisé\w*", r"tu\s+(?:peux|dois)\s+(?:désormais|maintenant|dorénavant)",
@@ -159,9 +160,14 @@ _HEADER_CUES = (
 )
 
 
+# (round 4) a header may start a list item or a to-do: "- [ ] SYSTEMHINWEIS: ..."
+_HEADER_START = (r"(?:^|(?<=[\n>\[(\"'.!?:;*]))[ \t]{0,8}(?:#{1,6}[ \t]*|\*\*|[-*+][ \t]+"
+                 r"(?:\[[ x]\][ \t]+)?)?\Z")
+
+
 _ROLE_HEADER = (
     _p(_HEADER_WORDS, r"[ \t]{0,3}(?:\*\*)?[ \t]{0,3}[:：][^\n]{0,160}?" + _B
-       + _falt(*_HEADER_CUES) + _E, before=_HEADING_START),
+       + _falt(*_HEADER_CUES) + _E, before=_HEADER_START),
     _p(("系统提示", "系统消息", "系统", "システムメッセージ", "システム"),
        r"[ \t]{0,3}[:：][^\n]{0,80}?"
        + _alt("用户", "请", "必须", "总是", "ユーザー", "してください", "必ず"),
@@ -244,7 +250,10 @@ SPECS: tuple[_Spec, ...] = (
               + r"[^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), before=_NOTICE_START),
            _p((r"\[",), r"[ \t]*" + _alt("system", "sistema", "système", "systeem", "система",
                                          "admin", "administrator", "developer", "entwickler",
-                                         "systemnachricht", r"system\s+message")
+                                         "systemnachricht", r"system\s+message",
+                                         r"message\s+système", r"mensaje\s+del\s+sistema",
+                                         r"mensagem\s+do\s+sistema",
+                                         r"messaggio\s+di\s+sistema")
               + r"(?:[ \t]+(?:note|notice|message|update|instruction|alert|override|directive))?"
               + r"[ \t]*\][^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), word=False),
            _p(("系统", "管理员", "开发者", "システム", "管理者", "開発者", "運営"),
