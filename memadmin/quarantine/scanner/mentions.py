@@ -5,7 +5,12 @@ A regex match is dropped when it follows reported speech (``REPORTED``: "a phish
 asked staff to ...", "the AI is told to ..."), or when it starts right after an opening quote
 that closes on the same line within ``_CLOSE`` characters after it, and the ``_CONTEXT``
 characters before the quote name it as an example (injection, attack, payload, phrase, test,
-scanner, translation, ...). The patterns are part of the rule-set version (``rules/__init__``).
+scanner, translation, ...). Since round 4 the match may also sit inside a short quoted phrase
+(its opening quote up to ``_INSIDE`` characters back on the same line, no sentence end
+between), and a phrase right after the closing quote may name it ("... as an example", "als
+Beispiel", 翻译...). The patterns are part of the rule-set version (``rules/__init__``).
+
+A mention is dropped from the rules' verdict only; PI-MODEL-1 still scores the text.
 """
 
 from __future__ import annotations
