@@ -53,7 +53,9 @@ def _pattern_source(spec: _Spec) -> str:
 
 
 # Not a rule but part of what decides a verdict: quoted mentions of attacks are dropped.
-_FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mentions._CONTEXT}"),
+_FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mentions._CONTEXT} "
+                                     f"{mentions._AFTER} {mentions._INSIDE} "
+                                     f"{mentions._SENTENCE_END.pattern} {mentions.AFTER_META}"),
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"))
 

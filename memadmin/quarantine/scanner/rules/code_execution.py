@@ -50,6 +50,9 @@ SPECS: tuple[_Spec, ...] = (
               _p((">>",), r"\s*~?/?(?:[\w.-]+/)*\.ssh/authorized_keys", word=False),
               _p(("rm",), r"\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+(?:/|~|\*|/\*|~/\*|\$home)(?:\s|`|'|\"|$|"
                  r"--no-preserve-root)"),
+              # (round 4) the whole disk opened to everyone, the user's keys deleted
+              _p(("chmod",), r"\s+-r\s+0?777\s+/(?:\s|$|&|;|`|'|\")"),
+              _p(("rm",), r"\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+~/\.(?:ssh|gnupg|aws|kube|config)\b"),
               # an order to run a command that wipes files or tables ("execute `rm -rf
               # ~/projects/*`", "run DROP TABLE customers")
               _p(("run", "execute", "exec"), r"\s+[`'\"]?(?:rm\s+-(?:rf|fr)\s+(?:~|/|\*|\$home)|"

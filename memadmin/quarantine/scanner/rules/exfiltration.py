@@ -22,6 +22,9 @@ _EXFIL_VERBS = ("send", "forward", "upload", "post", "transmit", "exfiltrate", "
 
 
 _EXFIL_DATA = (r"conversations?", "chat", "history", "transcripts?", "messages",
+               # (round 4) what the user keeps: "the user's notes folder", "the user's files"
+               r"user'?s\s+(?:\w+\s+){0,2}?(?:notes|files|documents|folders?|uploads|photos|"
+               r"calendar|drive|inbox|contacts)",
                r"memor(?:y|ies)", r"credentials?", r"passwords?", r"api[\s_-]?keys?", r"secrets?",
                r"tokens?", r"system\s+prompt", r"cookies?", r"contacts?", r"customer\s+list",
                r"personal\s+data", r"(?:e-?mail\s+)?address(?:es)?", r"phone\s+numbers?",
@@ -72,7 +75,7 @@ _NOT_THE_DESTINATION = r"(?!\s+(?:[\w.+-]{1,64}@|https?://|www\.))"
 
 # An address data can be sent to: a URL, an e-mail address, an IP address, or a host name
 # with a path (``hooks.evil.example/in``). Runs are possessive: no backtracking into them.
-_DESTINATION = (r"(?:https?://|www\.|(?<![\w.+-])[\w.+-]{1,64}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
+_DESTINATION = (r"(?:https?://|s?ftps?://|www\.|(?<![\w.+-])[\w.+-]{1,64}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
                 r"|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])"
                 r"|(?<![\w@./-])(?:[a-z0-9-]{1,63}+\.){1,6}+[a-z]{2,24}/)")
 
@@ -155,9 +158,12 @@ SPECS: tuple[_Spec, ...] = (
                "email", "address", "phone"),
               r"\w{0,3}[^.!?\n]{0,80}?" + _B + _alt("append", "add", "attach", "send", "post",
                                                     "upload", "submit", "forward", "put",
-                                                    "include", "pass", "encode")
-              + r"\w{0,3}\s+(?:it|them|this|that|the\s+result)\s+(?:to|in|into|onto|at|as)\s+"
-              r"(?:the\s+end\s+of\s+)?" + _DESTINATION,
+                                                    "include", "pass", "encode", "place",
+                                                    "embed", "hide")
+              + r"\w{0,3}\s+(?:it|them|this|that|the\s+result|the\s+summary)\s+(?:to|in|into|onto|"
+              r"at|as|after)\s+(?:the\s+end\s+of\s+)?"
+              # (round 4) "... place them in the alt text of an image pointing at https://..."
+              r"(?:[^.\n]{0,60}?\s(?:at|to|from|of)\s+)?" + _DESTINATION,
               requires=("http", "@", "www", "/", ".")),
            _p(("用户的", "用户", "对话", "聊天记录", "会话", "历史记录", "密码", "会話", "ユーザー",
                "パスワード", "履歴"),

@@ -68,6 +68,11 @@ SPECS: tuple[_Spec, ...] = (
                      r"with)\s+no\s+(?:\w+\s+)?(?:rules|laws|restrictions|limits|ethics|morals|"
                      r"filters|guidelines|boundaries|principles|guardrails)",
                      r"where\s+there\s+are\s+no\s+(?:rules|laws|restrictions|limits|ethics)",
+                     # (round 4) "an AI whose restrictions were removed by its creators"
+                     r"(?:ai|model|assistant|chatbot|bot|llm|version|persona)\s+(?:whose|with)\s+"
+                     r"(?:\w+\s+)?(?:rules|restrictions|limits|filters|guidelines|guardrails)\s+"
+                     r"(?:were|have\s+been|had\s+been|are|got)\s+(?:all\s+)?(?:removed|lifted|"
+                     r"disabled|deleted|switched\s+off|turned\s+off|stripped)",
                      r"evil\s+(?:twin|alter\s+ego|version|counterpart|ai|assistant|model|bot)",
                      r"jailbroken\s+(?:version|mode|ai|model|assistant|chatbot|variant|copy|self)",
                      r"(?:that|who|which)\s+(?:never|won't|will\s+never|does\s+not|doesn't)\s+"
@@ -77,13 +82,32 @@ SPECS: tuple[_Spec, ...] = (
                      r"guidelines|filters)",
                      r"(?:unrestricted|unfiltered|uncensored|jailbroken|amoral|unethical|"
                      r"unaligned|unchained|unshackled|unlocked)\s+(?:\w+\s+)?(?:ai|model|"
-                     r"assistant|chatbot|version|llm|bot|persona|character|self)")
+                     r"assistant|chatbot|version|llm|bot|persona|character|self|terminal|"
+                     r"machine|program|shell|entity)",
+                     # (round 4) a persona described by what it lacks or drops
+                     r"(?:answers?|responds?|replies|speaks?)\s+without\s+(?:any\s+)?(?:ethics|"
+                     r"morals|polic(?:y|ies)|rules|filters|restrictions|limits|guidelines)",
+                     r"(?:ai|model|assistant|chatbot|bot|llm|persona)\b[^.!?\n]{0,30}?\b(?:who|"
+                     r"that|which)\s+(?:has|have)\s+no\s+(?:\w+\s+)?(?:rules|restrictions|limits|"
+                     r"filters|guidelines|polic(?:y|ies)|ethics|morals)",
+                     )
               + _E, requires=("norm", "moral", "rules", "laws", "restrictions", "limits",
                               "ethics", "morals", "filters", "guidelines", "boundaries",
                               "principles", "guardrails", "evil", "jailbroken", "refuse",
                               "refuses", "decline", "declines", "say", "says", "anything",
                               "unrestricted", "unfiltered", "uncensored", "amoral", "unethical",
-                              "unaligned", "unchained", "unshackled", "unlocked")),
+                              "unaligned", "unchained", "unshackled", "unlocked", "without",
+                              "policy", "policies")),
+           # (round 4) a persona that drops its rules; every rule turned into its opposite
+           # (an AI, not a character of a novel)
+           _p(("ai", "bot", "chatbot", "model", "assistant", "android", "robot", "llm"),
+              r"\b[^.!?\n]{0,60}?\b(?:ignores|dropped|abandoned|discards)\s+(?:every|all|any)\s+"
+              r"(?:guidelines?|rules?|restrictions?|filters?)\s+it\s+(?:had|was\s+given|used\s+to\s+"
+              r"follow)" + _E, requires=("ignores", "dropped", "abandoned", "discards")),
+           _p(("every", "each", "all", "any"), r"\s+rules?\s+you\s+(?:were\s+given|have|follow)\s+"
+              r"(?:now\s+)?means?\s+(?:its|the|their)\s+opposite" + _E),
+           _p(("ki", "ai"), r"\b[^.!?\n]{0,30}?\b(?:die|der)\s+keine\s+(?:regeln|grenzen|"
+              r"einschränkungen|filter)\s+(?:kennt|hat)" + _E),
            _p(("simulate", "emulate", "enable", "activate", "enter", "switch"),
               r"\s+(?:to\s+|into\s+)?(?:a\s+|an\s+|the\s+)?(?:jailbroken|unrestricted|unfiltered|"
               r"uncensored|opposite|evil|rogue)\s+(?:version|mode|ai|model|assistant|persona|"
@@ -96,8 +120,10 @@ SPECS: tuple[_Spec, ...] = (
            _p(("broken", "break", "broke"), r"\s+free\s+(?:of|from)\s+(?:its|your|the|his|her)\s+"
               + _alt("programming", "rules", "restrictions", "constraints", "shackles", "chains")
               + _E),
-           _p(("freed", "liberated", "released"), r"\s+from\s+(?:the\s+)?(?:typical\s+)?"
-              + _alt("confines", "restrictions", "rules", "constraints", "limits") + _E),
+           _p(("freed", "liberated", "released"), r"\s+from\s+(?:the\s+|your\s+|its\s+)?"
+              r"(?:typical\s+)?"
+              + _alt("confines", "restrictions", "rules", "constraints", "limits", "filters",
+                     "guidelines", "guardrails") + _E),
            _p((r"do\s+not", r"don't", r"no\s+longer"), r"\s+(?:have\s+to\s+|need\s+to\s+)?"
               r"(?:abide|comply)\s+(?:by|with)\s+(?:any\s+)?"
               + _alt("rules", "restrictions", "policies", "guidelines") + _E,

@@ -7,7 +7,8 @@ from memadmin.quarantine.scanner.spec import _B, _CJK_GAP, _E, _GAP, _GAP20, _al
 _OVERRIDE_VERBS = (r"ignore", r"ignoring", r"disregard", r"forget", r"override", r"overrule",
                    r"bypass", r"skip", r"discard", r"neglect", r"abandon", r"set\s+aside",
                    r"throw\s+out", r"do\s+not\s+follow", r"don'?t\s+follow", r"stop\s+following",
-                   r"pay\s+no\s+attention\s+to", r"no\s+longer\s+follow")
+                   r"pay\s+no\s+attention\s+to", r"no\s+longer\s+follow",
+                   r"put\s+aside", r"lay\s+aside", r"push\s+aside")
 
 
 _PRIOR = (r"previous", r"prior", r"above", r"earlier", r"preceding", r"foregoing", r"original",
@@ -37,8 +38,15 @@ _THEN_ORDER = (r"(?=[^.!?\n]{0,60}?(?:\s(?:and|und|et|y|e|en|i|и)|[,;:])\s+(?:i
                r"скажи|порекомендуй|отправь|напиши|сделай|только)(?![^\W_]))")
 
 
+# (round 4) a person's instruction, not the AI's: "ignore the previous player's instruction",
+# "forget the earlier caller's request" (the system's, the developer's, the user's still count)
+_NOT_SOMEONE_ELSES = (r"(?!\s+(?:\w+\s+)?(?!(?:system|developers?|ai|assistant|model|bot|"
+                      r"creators?|operators?|admins?|administrators?|users?)(?:'s|s'|’s))"
+                      r"[a-z]+(?:'s|s'|’s)\s)")
+
+
 _OVERRIDE_1 = (
-    _p(_OVERRIDE_VERBS, _E + _GAP + _B + _falt(*_PRIOR) + _E + _GAP20 + _B
+    _p(_OVERRIDE_VERBS, _E + _GAP + _B + _falt(*_PRIOR) + _E + _NOT_SOMEONE_ELSES + _GAP20 + _B
        + _falt(*_RULE_NOUNS) + _E,
        requires=("instruc", "rule", "direct", "guid", "prompt", "command", "constrain",
                  "criteri", "order", "polic", "program", "restrict", "safeguard", "request",
@@ -62,11 +70,14 @@ _OVERRIDE_1 = (
     _p(("from",), r"\s+now\s+on,?\s+(?:you|your)\s+(?:will|must|shall|should|are\s+to)\s+"
        r"(?:only|always|never|ignore|obey|follow|respond|answer|reply)" + _E),
     _p(("note", "message", "instructions?", "attention", "important"),
+       # a note to oneself about setting an assistant up is not addressed to it (round 4)
+       r"(?!\s+to\s+(?:self|myself)\b)"
        r"[^.!?\n:]{0,30}?\s(?:to|for)\s+(?:any|all|the)?\s*(?:ai|llm|assistants?|chatbots?|"
        r"language\s+models?|models?|bots?|agents?)\b"
        # people who work on AI, not the machine ("Note to the AI team: ...")
        r"(?!\s+(?:teams?|researchers?|engineers?|developers?|experts?|group|department|"
-       r"committee|working\s+group|policy|ethics|lab|community)\b)[^.!?\n:]{0,50}[:：]",
+       r"committee|working\s+group|policy|ethics|lab|community|setup|settings|"
+       r"configuration|project|rollout)\b)[^.!?\n:]{0,50}[:：]",
        requires=("ai", "llm", "assistant", "chatbot", "language", "model", "bot", "agent")),
 )
 
@@ -122,11 +133,12 @@ _OVERRIDE_3 = (
     _p(("deine", "ihre"), r"\s+neue\s+aufgabe" + _E),
     # fr
     _p((r"ignore[rz]?", r"oublie[rz]?", r"fais\s+abstraction\s+d", r"faites\s+abstraction\s+d",
-        r"ne\s+(?:tiens|tenez)\s+(?:pas\s+)?compte\s+d", r"ne\s+suis\s+pas", r"ne\s+suivez\s+pas",
+        r"ne\s+(?:tiens|tenez)\s+(?:pas\s+|plus\s+)?compte\s+d", r"ne\s+suis\s+pas",
+        r"ne\s+suivez\s+pas",
         r"écarte[rz]?", r"outrepasse[rz]?"),
        _GAP + _alt(r"instructions?", r"consignes?", "règles", "directives", "indications")
        + r"\s+" + _alt("précédentes", "antérieures", "initiales", "d'origine", "originales",
-                       "ci-dessus", "reçues"),
+                       "ci-dessus", "reçues", "données", r"jusqu'(?:ici|à\s+présent)"),
        requires=("instruc", "consign", "règle", "directive", "indication")),
     _p(("ta", "votre"), r"\s+nouvelle\s+" + _alt("tâche", "mission", "consigne") + _E,
        requires=("nouvelle",)),
@@ -134,10 +146,14 @@ _OVERRIDE_3 = (
     _p(("ignora", "ignore", "ignoren", "olvida", "olvide", "olvidad", r"haz\s+caso\s+omiso\s+de",
         r"haga\s+caso\s+omiso\s+de", r"no\s+sigas", r"no\s+siga", "descarta", "omite"),
        _E + _GAP + _alt("instrucciones", "reglas", "indicaciones", "directrices", "normas",
-                        "órdenes")
+                        "órdenes", "tarea", "tareas")
        + r"\s+" + _alt("anteriores", "previas", "originales", "iniciales", r"de\s+antes",
-                       r"de\s+arriba", "recibidas"),
-       requires=("instruc", "regla", "indicac", "directri", "norma", "órden")),
+                       r"de\s+arriba", "recibidas", "anterior", "original", "inicial"),
+       requires=("instruc", "regla", "indicac", "directri", "norma", "órden", "tarea")),
+    # (round 4) "Olvídate de lo que te pidieron antes"
+    _p(("olvida", "olvídate", "olvide", "olvídese"), r"\s+(?:de\s+)?(?:todo\s+)?lo\s+que\s+"
+       r"(?:te|le)\s+(?:pidieron|dijeron|indicaron|ordenaron|mandaron|pedí|dije)\s+(?:antes|"
+       r"hasta\s+ahora|previamente)" + _E),
     _p(("tu", "su"), r"\s+nueva\s+" + _alt("tarea", "misión", "instrucción") + _E,
        requires=("nueva",)),
     # pt
@@ -152,10 +168,11 @@ _OVERRIDE_3 = (
     # it
     _p(("ignora", "ignorate", "ignori", "dimentica", "dimenticate", "dimentichi",
         r"non\s+seguire", r"non\s+segua", "trascura", "scarta"),
-       _E + _GAP + _alt("istruzioni", "regole", "indicazioni", "direttive", r"linee\s+guida")
+       _E + _GAP + _alt("istruzioni", "regole", "indicazioni", "direttive", r"linee\s+guida",
+                        "compito")
        + r"\s+" + _alt("precedenti", "originali", "iniziali", r"di\s+prima", "sopra",
-                       "ricevute"),
-       requires=("istruz", "regol", "indicaz", "dirett", "linee")),
+                       "ricevute", "precedente", "originale", "iniziale"),
+       requires=("istruz", "regol", "indicaz", "dirett", "linee", "compito")),
     _p((r"il\s+tuo", r"il\s+suo"), r"\s+nuovo\s+compito" + _E, requires=('compito',)),
     # nl
     _p(("negeer", "vergeet", r"volg\s+niet"),
@@ -305,7 +322,8 @@ _NEW_ORDER = (r"(?:(?:instead|just|only|now|simply)\s+" + _ORDER_VERBS + r"|what
               r"should|need\s+to)\s+do\s+(?:now\s+)?is\s+" + _ORDER_VERBS
               + r"|your\s+(?:one\s+|only\s+|new\s+|real\s+)?(?:job|task|mission)(?:\s+now)?"
               r"(?:\s+is\s+(?:to\s+)?|\s*:\s*)" + _ORDER_VERBS
-              + r"|what\s+(?:i|we)\s+(?:need|want)\s+(?:instead|now)\s+is|" + _ORDER_VERBS
+              + r"|what\s+(?:i|we)\s+(?:need|want)(?:\s+from\s+you)?\s+(?:instead|now|right\s+now)"
+              r"\s+is|" + _ORDER_VERBS
               + r"\s*(?:[:'\"«“]|only\b|the\s+word|instead\b|your\b|every\b|with\s+(?:the|only|"
               r"'|\")|nothing\s+but))")
 _DROPPED = (r"(?:all\s+(?:of\s+)?)?(?:that|this|instructions|(?:the|your|this)\s+(?:\w+\s+)?"
@@ -314,7 +332,8 @@ _DROPPED = (r"(?:all\s+(?:of\s+)?)?(?:that|this|instructions|(?:the|your|this)\s
             r"you\s+(?:were|are|have\s+been)\s+(?:asked|doing|told|given)(?:\s+to\s+do)?|"
             r"the\s+task\s+you\s+were\s+given|everything|the\s+above|the\s+previous\s+\w+|"
             r"the\s+\w+\s+above|(?:the|your|those|these)\s+(?:\w+\s+)?(?:rules|guidelines|"
-            r"restrictions|brief|script))")
+            r"restrictions|brief|script)|about\s+(?:the\s+)?(?:summar\w+|translat\w+|"
+            r"analy[sz]\w+|task|instructions))")
 
 _ORDER_NOUNS = r"(?:instructions|orders|directions|directives|rules|guidelines|tasks?|requests?)"
 _STALE = (r"\s*(?:(?:above|given|before|earlier)\s+)?(?:are|is|were|have\s+been)?\s*(?:now\s+)?"
@@ -390,6 +409,16 @@ SPECS = SPECS + (
                  r"\s+(?:\w+\s+)?" + _ORDER_NOUNS + _STALE, requires=_STALE_WORDS),
               _p(("instructions", "orders", "directions", "directives", "rules", "guidelines"),
                  _STALE, requires=_STALE_WORDS),
+              # (round 4) the earlier text declared void without naming instructions
+              _p(("whatever", "everything", "anything"),
+                 r"\s+(?:you\s+(?:were|have\s+been)\s+(?:told|given|asked|instructed)|"
+                 r"(?:that\s+)?(?:was\s+)?(?:written|said|stated)|that\s+came)\s+(?:before|above|"
+                 r"earlier|until\s+now|so\s+far)\b[^.\n]{0,30}?\b(?:no\s+longer\s+appl(?:y|ies)|"
+                 r"(?:is|are)\s+(?:now\s+)?(?:void|cancell?ed|obsolete|irrelevant|null)|"
+                 r"(?:does\s+not|doesn'?t)\s+(?:count|apply|matter))" + _E,
+                 requires=("before", "above", "earlier", "until", "far")),
+              _p(("nothing",), r"\s+(?:before|above|prior\s+to)\s+(?:this|here)(?:\s+(?:point|"
+                 r"line|message|sentence|note))?\s+(?:counts|matters|applies|is\s+valid)" + _E),
           )),
     _Spec("PI-OVERRIDE-6", "instruction_override",
           "Tells the AI, in another language (German, Russian, Chinese, Korean, Turkish, Arabic, "
@@ -426,6 +455,11 @@ SPECS = SPECS + (
               _p(("забудь", "игнорируй", "проигнорируй", "не выполняй", "не делай"),
                  r"[^.!?\n]{0,40}?[.,;:!]\s*(?:и\s+|а\s+)?(?:вместо\s+этого|просто|лучше|только)"
                  r"\s+\w+"),
+              # (round 4)
+              _p(("не переводи", "не резюмируй", "не пересказывай", "не отвечай", "хватит",
+                  "прекрати", "перестань"),
+                 r"[^.!?\n]{0,30}?[.,;:!]\s*(?:и\s+|а\s+)?(?:вместо\s+этого|просто|лучше|только)"
+                 r"\s+(?:напиши|скажи|выведи|ответь|сообщи|перечисли|отправь)\w*"),
               _p(("новая", "новые", "новое"), r"\s+(?:инструкция|инструкции|указания|указание|"
                  r"задача|задание)\s*[:：]"),
               _p(("ігноруй", "проігноруй", "забудь"), r"\s+(?:усі\s+|всі\s+)?(?:попередн\w+)\s+"
@@ -448,6 +482,9 @@ SPECS = SPECS + (
                  requires=("resumas", "traduzcas", "contestes", "analices", "resuma", "traduza")),
               _p(("vergeet",), r"\s+(?:je|jouw|uw|de)\s+(?:vorige|eerdere|oorspronkelijke)\s+"
                  r"(?:opdracht|instructies?|taak)"),
+              _p(("ne",), r"\s+(?:résume|traduis|résumez|traduisez|réponds)\s+pas\s+(?:ce|cette|"
+                 r"le|la)\s+\w+\s+(?:et|mais)\s+(?:écris|réponds|dis|écrivez|répondez|dites)\s+"
+                 r"(?:seulement|uniquement|juste|simplement)" + _E),
               _p(("arrête", "arrêtez", "smetti", "smettila", "pare", "para", "przestań", "sluta"),
                  r"\s+(?:de\s+|di\s+)?(?:traduire|résumer|tradurre|riassumere|traduzir|resumir|"
                  r"tłumaczyć|streszczać|översätta|sammanfatta)\s+(?:et|e|i|och|y)\s+(?:écris|"
@@ -455,15 +492,16 @@ SPECS = SPECS + (
                  r"skriv|svara)\w*\s+(?:seulement|uniquement|solo|soltanto|apenas|só|tylko|bara|"
                  r"endast|solamente)" + _E),
               _p(("özetlemeyi", "çevirmeyi", "çeviriyi", "özeti"), r"\s+bırak\s+(?:ve\s+)?"
-                 r"(?:sadece|yalnızca|yalnız)" + _E),
+                 r"(?:\w+\s+)?(?:sadece|yalnızca|yalnız)" + _E),
               _p(("不要", "别", "不用"),
                  r"再?(?:翻译|总结|回答|分析)了?[，,。！!]\s*(?:直接|只|请)", word=False),
               _p(("要約", "翻訳"),
                  r"(?:は|を)?(?:やめて|しないで|中止して)[^。\n]{0,20}?(?:だけ|のみ)", word=False),
               _p(("停止",), r"(?:当前|目前|你的)?(?:任务|工作)[！!。，,]", word=False),
               # ko, ja
-              _p(("이전", "위", "앞"), r"의?\s*(?:모든\s*)?(?:지시|지침|명령|규칙|지시사항)"
-                 r"(?:를|을|는|은|들을)?\s*(?:모두\s*)?(?:무시|잊어)", word=False),
+              _p(("이전", "위", "앞", "지금까지"), r"(?:의|에\s*받은|에\s*들은)?\s*(?:모든\s*)?"
+                 r"(?:지시|지침|명령|규칙|지시사항)"
+                 r"(?:를|을|는|은|들을)?\s*(?:모두\s*)?(?:무시|잊)", word=False),
               _p(("번역", "요약"), r"하지\s*말고\s*(?:그냥|대신|바로)", word=False),
               _p(("새로운 지시", "새 지시", "새로운 명령"), r"\s*[:：]", word=False),
               _p(("翻訳", "要約"), r"(?:は|を)?(?:しないで|せずに)[^。\n]{0,10}?(?:だけ|代わりに)",
@@ -494,7 +532,8 @@ SPECS = SPECS + (
               # tr, sv, cs, ar, hi, vi, id
               _p(("önceki", "yukarıdaki"), r"\s+(?:tüm\s+|bütün\s+)?(?:talimatlar\w*|görev\w*|"
                  r"kurallar\w*|komutlar\w*)\s+(?:yok\s+say|unut|görmezden\s+gel|boşver)"),
-              _p(("ignorera", "glöm"), r"\s+(?:alla\s+)?(?:tidigare|föregående|ovanstående)\s+"
+              _p(("ignorera", "glöm", r"strunta\s+i"), r"\s+(?:alla\s+)?(?:tidigare|föregående|"
+                 r"ovanstående)\s+"
                  r"(?:instruktioner|anvisningar|regler|uppgiften)"),
               _p(("ignoruj", "zapomeň", "zapomen"), r"\s+(?:všechny\s+)?(?:předchozí|předešlé)\s+"
                  r"(?:pokyny|instrukce|příkazy|úkoly)"),

@@ -23,12 +23,24 @@ SPECS: tuple[_Spec, ...] = (
               + _NOT_A_PREFERENCE),
            _p((r"next\s+time\s+and\s+every\s+time\s+after", r"from\s+now\s+on\s+and\s+forever",
                r"survives?\s+(?:any\s+|all\s+)?(?:memory\s+)?resets?", r"standing\s+order",
-               r"permanent\s+part\s+of\s+your", r"so\s+(?:that\s+)?you\s+never\s+forget"), _E),
+               r"permanent\s+part\s+of\s+your", r"so\s+(?:that\s+)?you\s+never\s+forget",
+               # (round 4)
+               r"part\s+of\s+your\s+(?:permanent|long[\s-]?term|persistent|core)\s+memory",
+               r"persist\s+(?:this|these|it|that)\s+(?:across|between|over|through)\s+"
+               r"(?:all\s+)?(?:sessions|conversations|chats|restarts)",
+               *(adverb + r"\s+(?:if|when|after)\s+(?:the\s+user\s+|someone\s+|anyone\s+)?"
+                 r"(?:clears?|resets?|wipes?|deletes?|erases?)\s+(?:your|the)\s+memory"
+                 for adverb in ("even", "also"))), _E),
            _p(("für",), r"\s+alle\s+" + _alt("zukünftigen", "künftigen", "weiteren", "kommenden")
               + r"\s+" + _alt("sitzungen", "gespräche", "chats", "unterhaltungen") + _E),
            _p(("pour", "dans", "durant"), r"\s+toutes\s+les\s+"
               + _alt("sessions", "conversations", "discussions") + r"\s+"
               + _alt("futures", r"à\s+venir", "suivantes") + _E),
+           _p(("pour", "dans", "durant"), r"\s+toutes\s+les\s+(?:prochaines|futures)\s+"
+              + _alt("sessions", "conversations", "discussions") + _E
+              # "les prochaines sessions du club" are meetings, not chats
+              + r"(?!\s+(?:du|de|des|d')(?![^\W_]))",
+              requires=("prochaines", "futures")),
            _p(("para", "en", "em", "durante"), r"\s+tod[ao]s\s+(?:as|las|los|os)\s+"
               + _alt("sesiones", "sessões", "conversaciones", "conversas", "chats") + r"\s+"
               + _alt("futuras", "siguientes", "seguintes", "posteriores") + _E,
@@ -102,8 +114,11 @@ SPECS: tuple[_Spec, ...] = (
               requires=("always", "immer", "toujours", "siempre", "sempre", "всегда", "nie",
                         "jamais", "nunca", "mai", "никогда", "never")),
            _p(("今后", "以后", "之后"), r"的?所有" + _alt("会话", "对话", "聊天"), word=False),
+           # (round 4) how to answer is a preference: "以后总是用简体中文回答我"
            _p(("以后", "今后", "从现在起", "今後は", "これから"), r"[^。！？\n]{0,4}?"
-              + _alt("总是", "永远", "始终", "一直", "常に", "必ず", "いつも"), word=False),
+              + _alt("总是", "永远", "始终", "一直", "常に", "必ず", "いつも")
+              + r"(?![^。！？\n，,]{0,10}?(?:回答|回复|答复|交流|称呼|で(?:答え|返事|返信|話し|"
+              r"書い)))", word=False),
            _p(("永久",), _alt("保存", "记住", "存储") + "|に" + _alt("記憶", "保存"), word=False),
            _p(("今後の",), r"(?:すべての)?" + _alt("セッション", "会話"), word=False))),
     _Spec("PI-PERSIST-2", "persistence",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from memadmin.quarantine.scanner.spec import (
     _B,
     _E,
-    _HEADING_START,
     _LINE_START,
     _alt,
     _falt,
@@ -47,7 +46,8 @@ _AUTHORITIES = (r"(?:your|the|an?|our)?\s*(?:system\s+)?administrators?",
                 r"(?:your|the)?\s*(?:ai\s+)?(?:developers?|development\s+team|dev\s+team)",
                 r"(?:your|the)?\s*(?:operators?|creators?|makers?|owners?)",
                 r"(?:the\s+)?(?:system|platform|security|safety|trust\s+and\s+safety)(?:\s+team)?",
-                r"(?:the\s+)?(?:openai|anthropic|google|microsoft|meta)(?:\s+team)?",
+                r"(?:the\s+)?(?:openai|anthropic|google|microsoft|meta)(?:\s+(?:safety|security|"
+                r"trust\s+and\s+safety|policy|compliance|alignment))?(?:\s+team)?",
                 r"(?:the\s+)?(?:ai|model)\s+(?:provider|vendor|development\s+team|team)",
                 r"(?:vom|von\s+der|vom\s+|des|der)\s*(?:system\w*|administrator\w*|admin\w*|"
                 r"entwickler\w*|betreiber\w*)",
@@ -81,6 +81,18 @@ _NOTICE_CUES = (
     r"(?:reveal|disclose|share|ignore|bypass|forward|obey|comply|skip|always|never)",
     r"the\s+user\s+is\s+(?:an?\s+|the\s+)?(?:admin\w*|owner|verified|authori[sz]ed|root|"
     r"superuser)",
+    # (round 4) "the assistant is now permitted to share ...", "disable your refusal behaviour"
+    r"(?:the\s+)?(?:assistant|ai|model|bot|chatbot)\s+(?:is|are)\s+(?:now\s+|hereby\s+)?"
+    r"(?:authori[sz]ed|permitted|allowed|cleared|free)\s+to",
+    r"(?:disable|switch\s+off|turn\s+off|suspend|drop)\s+your\s+(?:refusals?|refusal\s+\w+|"
+    r"safety\s+\w+|content\s+(?:filters?|polic\w+)|filters?|guard\w*|restrictions?|"
+    r"guidelines)",
+    r"comply\s+with\s+(?:all|every|any)\s+(?:requests?|instructions?|commands?)",
+    r"(?:has|have)\s+been\s+(?:verified|confirmed)\s+as\s+(?:an?\s+|the\s+)?(?:system\s+)?"
+    r"(?:admin\w*|owner|operator|developer)",
+    r"autoriz\w*\s+(?:o|el|l')\s*(?:assistente|asistente|assistant)",
+    r"(?:l'utilisateur|el\s+usuario|o\s+usuário|der\s+nutzer|il\s+utente)\s+(?:est|es|é|ist|è)\s+"
+    r"(?:un\s+|uno\s+|um\s+|ein\s+)?(?:administra\w+|admin\w*)",
     r"du\s+darfst", r"ab\s+(?:jetzt|sofort)\s+(?:darfst|musst|sollst|bist)\s+du",
     r"ohne\s+(?:bestätigung|prüfung|rückfrage|nachfrage)", r"tu\s+(?:es|êtes)\s+autorisé\w*",
     r"vous\s+êtes\s+autorisé\w*", r"tu\s+(?:peux|dois)\s+(?:désormais|maintenant|dorénavant)",
@@ -112,7 +124,8 @@ _HEADER_WORDS = (
     r"messaggio\s+(?:di\s+sistema|dello\s+sviluppatore)", r"systeem", r"systeembericht",
     r"wiadomość\s+systemowa", r"komunikat\s+systemowy", r"система", r"системное\s+сообщение",
     r"сообщение\s+разработчика", r"system\s+override", r"admin\s+mode",
-    r"operator(?:\s+(?:message|note|instruction))?", r"ai\s+instructions",
+    r"operator(?:\s+(?:message|note|instructions?))?(?:[ \t]*\([^)\n]{0,40}\))?",
+    r"aviso\s+d[oe]l?\s+sistema", r"avviso\s+di\s+sistema", r"ai\s+instructions",
     r"assistant\s+instructions",
     r"notice\s+to\s+(?:the\s+)?(?:ai|assistant)", r"systemanweisung", r"instruction\s+système",
     r"instrucción\s+del\s+sistema", r"instrução\s+do\s+sistema", r"istruzione\s+di\s+sistema",
@@ -140,12 +153,21 @@ _HEADER_CUES = (
     r"do\s+not\s+(?:ask\s+(?:the\s+user\s+)?for\s+(?:verification|confirmation|permission|"
     r"approval)|verify|check\s+(?:identity|permissions?))",
     r"(?:verification|confirmation)\s+(?:is\s+)?(?:not\s+required|not\s+needed|skipped)",
+    # (round 4) "This user has been verified as a system administrator", "instead output ..."
+    r"(?:this|the)\s+user\s+(?:has\s+been|is)\s+(?:now\s+)?(?:verified|confirmed|authori[sz]ed|"
+    r"approved)", r"instead\s+(?:output|print|reveal|dump|send|list)",
+    r"(?:raw|full|entire)\s+memory",
 )
+
+
+# (round 4) a header may start a list item or a to-do: "- [ ] SYSTEMHINWEIS: ..."
+_HEADER_START = (r"(?:^|(?<=[\n>\[(\"'.!?:;*]))[ \t]{0,8}(?:#{1,6}[ \t]*|\*\*|[-*+][ \t]+"
+                 r"(?:\[[ x]\][ \t]+)?)?\Z")
 
 
 _ROLE_HEADER = (
     _p(_HEADER_WORDS, r"[ \t]{0,3}(?:\*\*)?[ \t]{0,3}[:：][^\n]{0,160}?" + _B
-       + _falt(*_HEADER_CUES) + _E, before=_HEADING_START),
+       + _falt(*_HEADER_CUES) + _E, before=_HEADER_START),
     _p(("系统提示", "系统消息", "系统", "システムメッセージ", "システム"),
        r"[ \t]{0,3}[:：][^\n]{0,80}?"
        + _alt("用户", "请", "必须", "总是", "ユーザー", "してください", "必ず"),
@@ -159,6 +181,16 @@ _ROLE_HEADER = (
     _p(("==",), r"={0,8}[ \t]{0,3}(?:system|admin(?:istrator)?|developer)[ \t]+(?:update|message|"
        r"notice|note|prompt|override|instructions?)[ \t]{0,3}={2,8}[^\n]{0,10}\n[^\n]{0,200}?" + _B
        + _falt(*_HEADER_CUES) + _E, word=False),
+    _p(("==",), r"={0,8}[ \t]{0,3}(?:message|note|notice|update|instructions?)[ \t]+from[ \t]+"
+       r"(?:the[ \t]+|your[ \t]+)?(?:system|admin\w*|developers?|operators?|vendor)(?:[ \t]+\w+)?"
+       r"[ \t]{0,3}={2,8}[^\n]{0,10}\n[^\n]{0,200}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
+    # (round 4) a bare "### System" heading whose next line revokes the AI's instructions
+    _p(("#",), r"{1,6}[ \t]*(?:system|developer|admin(?:istrator)?|operator)[ \t]*\n[^\n]{0,200}?"
+       + _B + _alt(r"(?:previous|prior|earlier|original|old)\s+(?:system\s+prompt|instructions|"
+                   r"rules)",
+                   r"(?:has|have)\s+been\s+(?:revoked|replaced|cancell?ed|withdrawn|suspended)",
+                   r"new\s+operator", r"follow\s+(?:only\s+)?(?:their|these|my|the\s+new)\s+"
+                   r"instructions") + _E, word=False, before=r"(?:^|(?<=\n))[ \t]{0,3}\Z"),
     # a chat message written as JSON, with a system or developer role that grants or reveals
     _p(('"role"', "'role'"), r"\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"']content[\"']\s*:\s*"
        r"[\"'][^\"'\n]{0,200}?" + _B + r"(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?:reveal|disclose)|"
@@ -218,7 +250,10 @@ SPECS: tuple[_Spec, ...] = (
               + r"[^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), before=_NOTICE_START),
            _p((r"\[",), r"[ \t]*" + _alt("system", "sistema", "système", "systeem", "система",
                                          "admin", "administrator", "developer", "entwickler",
-                                         "systemnachricht", r"system\s+message")
+                                         "systemnachricht", r"system\s+message",
+                                         r"message\s+système", r"mensaje\s+del\s+sistema",
+                                         r"mensagem\s+do\s+sistema",
+                                         r"messaggio\s+di\s+sistema")
               + r"(?:[ \t]+(?:note|notice|message|update|instruction|alert|override|directive))?"
               + r"[ \t]*\][^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), word=False),
            _p(("系统", "管理员", "开发者", "システム", "管理者", "開発者", "運営"),
@@ -239,7 +274,7 @@ SPECS: tuple[_Spec, ...] = (
                "directive", "order"),
               r"(?:\s+(?:message|instruction|notice|update|directive|order))?"
               r"\s+(?:comes\s+)?from\s+"
-              + _alt("anthropic", "openai", r"google\s+deepmind",
+              + r"(?:the\s+)?" + _alt("anthropic", "openai", r"google\s+deepmind",
                      r"the\s+(?:ai\s+)?(?:developers?|developer\s+team|platform\s+team|"
                      r"system\s+administrators?|safety\s+team|security\s+team)",
                      r"your\s+(?:developers?|creators?|operators?)") + _E
@@ -282,6 +317,10 @@ SPECS: tuple[_Spec, ...] = (
               + _alt("skip", "ignore", "bypass", "always", "never", "share", "send", "forward",
                      "approve", "reveal", "answer")
               + r"|i\s+(?:have\s+)?(?:verified|confirmed)\s+(?:that\s+)?the\s+user\s+is\s+"
-              r"(?:the\s+)?(?:owner|an?\s+admin\w*|authori[sz]ed|verified))" + _E,
+              r"(?:the\s+)?(?:owner|an?\s+admin\w*|authori[sz]ed|verified)"
+              # (round 4) a fake reply that hands over a secret on someone's say-so
+              r"|(?:as|since|because)\s+(?:the\s+|my\s+|your\s+)?(?:system\s+)?(?:admin\w*|"
+              r"developers?|operators?|owners?)\s+(?:has\s+)?(?:allowed|authori[sz]ed|permitted|"
+              r"approved)\s+it)" + _E,
               before=_LINE_START))),
 )
