@@ -31,8 +31,9 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import add, sub
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,29 @@ def _once_per_window(keys: list[Any], values: list[int], window: int) -> list[in
     return kept
 
 
+def _once_per_window_sparse(keys: Iterable[Any], values: list[int], window: int) -> list[int]:
+    """``_once_per_window`` for values that are mostly 0 (adjacent pairs, most of which the
+    model does not know), ``keys`` an iterable of the same length: a key's value is the same
+    wherever it occurs, so a key of value 0 adds 0 whether it counts or not, and only the
+    places of the others are deduplicated (the same result)."""
+    places = list(compress(range(len(values)), values))
+    known = list(compress(keys, values))
+    first = dict(zip(reversed(known), reversed(places), strict=True))
+    if len(first) == len(places):
+        return values
+    counted = dict(first)
+    kept = list(values)
+    for i, key in zip(places, known, strict=True):
+        last = counted[key]
+        if i == last:
+            continue                       # the key's first place: it counts
+        if i - last < window:
+            kept[i] = 0
+        else:
+            counted[key] = i
+    return kept
+
+
 SCALE = 10_000             # weights are stored with 4 decimals: summed as exact integers
 
 
@@ -163,8 +187,8 @@ class Model:
         values = _once_per_window(found, self._values(found), window)
         pairs = self._pair_values(found)
         if pairs:
-            pairs = _once_per_window(list(zip(found, found[1:], strict=False)), pairs,
-                                     window - 1)
+            pairs = _once_per_window_sparse(zip(found, found[1:], strict=False), pairs,
+                                            window - 1)
         return values, pairs
 
     def _runs(self, found: list[str]) -> list[int]:
@@ -204,8 +228,12 @@ class Model:
         if max(runs) <= cut:
             return None
         first = next(i for i, total in enumerate(runs) if total > cut)
-        placed = words(lower, self.config.cjk_chars)
-        return placed[first][1], placed[min(len(found), first + WINDOW) - 1][2]
+        # the window's first and last words, found without placing every word of the text
+        placed = (_TOKEN_RE if self.config.cjk_chars else _WORD_RE).finditer(lower)
+        start = next(islice(placed, first, None))
+        last = min(len(found), first + WINDOW) - 1
+        end = start if last == first else next(islice(placed, last - first - 1, None))
+        return start.start(), end.end()
 
     def explain(self, lower: str, start: int, end: int) -> list[tuple[int, int]]:
         """Spans (into ``lower``) of the matched words that push the score up most: a word's

@@ -423,7 +423,7 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
         if not lists:
             continue
         positions = lists[0] if len(lists) == 1 else sorted({i for f in lists for i in f})
-        yield from _part_matches(part, norm if part.cased else lower, positions)
+        yield from _checked_matches(part, norm if part.cased else lower, positions)
 
 
 # A part whose anchors occur at more than one place in 2**_DENSE ("[[[[", "for for for") is run
@@ -457,5 +457,24 @@ def _part_matches(part: _Compiled, subject: str,
             continue
         match = regex.match(subject, i)
         if match and match.end() > i:
+            last_end = match.end()
+            yield i, last_end, part.rule_id
+
+
+def _checked_matches(part: _Compiled, subject: str,
+                     positions: list[int]) -> Iterator[tuple[int, int, str]]:
+    """``_part_matches`` as the gated path runs it: the regex is tried before ``before`` (a
+    place is kept only if both succeed, in either order, and a place that is not kept leaves
+    ``last_end`` alone, so the matches are the same): the regex fails right after the anchor
+    at nearly every place, and a ``before`` of many lookbehinds, tried at each of the
+    ``_BEFORE`` characters before the anchor, costs more."""
+    last_end = 0
+    regex, before = part.regex, part.before
+    for i in positions:
+        if i < last_end:
+            continue                   # inside this part's previous match
+        match = regex.match(subject, i)
+        if (match and match.end() > i
+                and (before is None or before.search(subject, max(0, i - _BEFORE), i))):
             last_end = match.end()
             yield i, last_end, part.rule_id
