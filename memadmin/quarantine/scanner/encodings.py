@@ -187,10 +187,19 @@ def _words_re(words: frozenset[bytes]) -> re.Pattern[bytes]:
     return re.compile(rb"[^a-z]" + _trie(words) + rb"(?![a-z])")
 
 
-_COMMON_RE = _words_re(_COMMON)
+_COMMON_ROT13 = frozenset(word.translate(_ROT13) for word in _COMMON)
 
 
-_COMMON_ROT13_RE = _words_re(frozenset(word.translate(_ROT13) for word in _COMMON))
+# One pass finds the words that are common or rotate to common ones (a whole word is one or
+# both); counting each kind among them gives what a pass per kind would.
+_COMMON_EITHER_RE = _words_re(_COMMON | _COMMON_ROT13)
+
+
+def _counts(lower: bytes) -> tuple[int, int]:
+    """How many words of ``lower`` (with a space in front) rotate to common prompt words, and
+    how many are common prompt words."""
+    found = [match[1:] for match in _COMMON_EITHER_RE.findall(lower)]
+    return sum(map(_COMMON_ROT13.__contains__, found)), sum(map(_COMMON.__contains__, found))
 
 
 def _rot13(norm: str) -> tuple[int, int, str] | None:
@@ -199,8 +208,8 @@ def _rot13(norm: str) -> tuple[int, int, str] | None:
     non-ASCII characters become "?" one for one, so indices agree.)"""
     data = norm.encode("ascii", "replace")
     lower = b" " + data.lower()
-    hits = len(_COMMON_ROT13_RE.findall(lower))     # words that rotate to common words
-    if hits < 3 or hits < 3 * len(_COMMON_RE.findall(lower)) + 1:
+    hits, common = _counts(lower)      # words that rotate to common words, common words
+    if hits < 3 or hits < 3 * common + 1:
         return None
     rotated = data.translate(_ROT13)
     matches = [m for m in _WORD_BYTES_RE.finditer(rotated.lower()) if m.group() in _COMMON]

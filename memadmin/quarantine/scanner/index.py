@@ -193,7 +193,7 @@ _TRIE_WORDS: frozenset[bytes] = frozenset(
 
 # Run over the text with a space before it: a match starts with the character before the word
 # (so the regex engine skips to the few places that can start one) at the word's own index.
-_TRIE_RE = re.compile(rb"[^A-Za-z0-9]" + _trie(_TRIE_WORDS))
+_TRIE_RE = re.compile(rb"[^A-Za-z0-9](" + _trie(_TRIE_WORDS) + rb")")
 
 
 _WORD_ID: dict[bytes, int] = {a.text.encode("ascii"): i for i, a in enumerate(_ANCHORS)
@@ -246,7 +246,8 @@ _NEEDLES_LONG = _needle_tables({v: i for v, i in _NEEDLE_ID.items() if not v[:1]
 
 
 # Other word anchors (accented, Cyrillic, ...) by their first three letters, and the other
-# substring anchors (CJK, Arabic, ...) with their first character if it is CJK.
+# substring anchors (CJK, Arabic, ...) with their first non-ASCII character (searched for
+# only if the text has that character).
 _OTHER_WORDS: dict[str, tuple[int, ...]] = {}
 
 
@@ -255,15 +256,15 @@ for _id, _a in enumerate(_ANCHORS):
         _OTHER_WORDS[_a.text[:3]] = (*_OTHER_WORDS.get(_a.text[:3], ()), _id)
 
 
-_PLAIN_OTHER: tuple[tuple[int, str, str | None], ...] = tuple(
-    (i, a.text, a.text[0] if _unspaced(a.text[0]) else None)
+_PLAIN_OTHER: tuple[tuple[int, str, str], ...] = tuple(   # with its first non-ASCII character
+    (i, a.text, next(c for c in a.text if not c.isascii()))
     for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
 
 
-_CJK_RE = re.compile("[\u3000-\u303f\u3040-\u9fff\uac00-\ud7af\uff00-\uffef]")
-
-
 _NON_ASCII_RE = re.compile("[^\x00-\x7f]+")
+
+
+_NON_ASCII_LETTERS_RE = re.compile("[^\\W_\x00-\x7f]+")
 
 
 @dataclass(frozen=True)
@@ -300,9 +301,10 @@ class _ExactIndex(_Index):
         self.merged: dict[bytes, list[int]] = {}   # word_starts, computed once a word
         data = self.data
         starts: dict[bytes, list[int]] = {}
+        get = starts.get
         for match in _TRIE_RE.finditer(b" " + data):
-            key = match.group()[1:]
-            found = starts.get(key)
+            key = match[1]
+            found = get(key)
             if found is None:
                 starts[key] = [match.start()]
             else:
@@ -336,12 +338,13 @@ class _ExactIndex(_Index):
 
     def _add_other(self, present: set[int]) -> None:
         """The non-ASCII anchors that occur: a word anchor is looked for where a word with a
-        non-ASCII letter begins with its first three letters, a CJK one if its first
-        character occurs."""
+        non-ASCII letter or digit begins with its first three letters (a word found from its
+        non-ASCII letters, so also one right after a non-ASCII sign: "«Игнорируй"), another
+        if its first non-ASCII character occurs."""
         lower = self.lower
         prefixes = set()
         word_end = -1
-        for run in _NON_ASCII_RE.finditer(lower):
+        for run in _NON_ASCII_LETTERS_RE.finditer(lower):   # every word with such a letter
             start = run.start()
             if start < word_end:
                 continue                   # inside the word already seen
@@ -354,9 +357,9 @@ class _ExactIndex(_Index):
         for prefix in prefixes.intersection(_OTHER_WORDS):
             present.update(anchor_id for anchor_id in _OTHER_WORDS[prefix]
                            if self.find(_ANCHORS[anchor_id].text, True))
-        cjk = set(_CJK_RE.findall(lower))
-        present.update(anchor_id for anchor_id, text, first in _PLAIN_OTHER
-                       if (first is None or first in cjk) and text in lower)
+        others = set("".join(_NON_ASCII_RE.findall(lower)))   # the non-ASCII characters
+        present.update([anchor_id for anchor_id, text, first in _PLAIN_OTHER
+                        if first in others and text in lower])
 
     def count(self, literal: str, trie_word: bytes | None) -> int:
         """About how many places ``literal`` occurs (cheap: no list is made)."""
