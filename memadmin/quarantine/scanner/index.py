@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from memadmin.quarantine.scanner.normalise import _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
@@ -294,11 +295,12 @@ class _ExactIndex(_Index):
     word anchor where a word starts), ``starts`` where each trie word found starts a word
     (not after a letter or digit of any script)."""
 
-    __slots__ = ("merged", "present", "starts")
+    __slots__ = ("counts", "merged", "present", "starts")
 
     def __init__(self, lower: str) -> None:
         super().__init__(lower)
         self.merged: dict[bytes, list[int]] = {}   # word_starts, computed once a word
+        self.counts: dict[str, int] = {}           # count, computed once a literal
         data = self.data
         starts: dict[bytes, list[int]] = {}
         get = starts.get
@@ -361,13 +363,15 @@ class _ExactIndex(_Index):
         present.update([anchor_id for anchor_id, text, first in _PLAIN_OTHER
                         if first in others and text in lower])
 
-    def count(self, literal: str, trie_word: bytes | None) -> int:
-        """About how many places ``literal`` occurs (cheap: no list is made)."""
-        if trie_word is not None:
-            return len(self.word_starts(trie_word))
-        if literal.isascii():
-            return self.data.count(literal.encode("ascii"))
-        return self.lower.count(literal)
+    def count(self, literal: str) -> int:
+        """How many places a literal that is not a trie word occurs, words or not (cheap: no
+        list is made; remembered)."""
+        found = self.counts.get(literal)
+        if found is None:
+            found = (self.data.count(literal.encode("ascii")) if literal.isascii()
+                     else self.lower.count(literal))
+            self.counts[literal] = found
+        return found
 
     def word_starts(self, word: bytes) -> list[int]:
         """Where a trie word starts a word of the text, in order."""
@@ -379,7 +383,7 @@ class _ExactIndex(_Index):
                 lists = [f for key in extensions if (f := starts.get(key)) is not None]
             else:
                 lists = [f for key, f in starts.items() if key.startswith(word)]
-            found = lists[0] if len(lists) == 1 else sorted(i for f in lists for i in f)
+            found = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
             self.merged[word] = found
         return found
 
@@ -409,23 +413,38 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
     index = _ExactIndex(lower)
     present = index.present
     numbers = sorted({n for anchor_id in present for n in _PARTS_BY_ANCHOR.get(anchor_id, ())})
+    dense = len(lower) >> _DENSE
+    word_starts, count, find = index.word_starts, index.count, index.find
     for number in numbers:
         gate = _GATES[number]
         if gate.requires and gate.requires.isdisjoint(present):
             continue
         part = _COMPILED[number]
-        literals = [entry for anchor_id in gate.anchor_ids.intersection(present)
-                    for entry in gate.literals[anchor_id]]
-        if not part.cased and sum(index.count(literal, trie_word)
-                                  for literal, trie_word in literals) > len(lower) >> _DENSE:
+        # where the trie words among the part's literals start, and how often the others occur
+        lists: list[list[int]] = []
+        others: list[str] = []
+        total = 0
+        for anchor_id in gate.anchor_ids.intersection(present):
+            for literal, trie_word in gate.literals[anchor_id]:
+                if trie_word is not None:
+                    found = word_starts(trie_word)
+                    if found:
+                        lists.append(found)
+                        total += len(found)
+                else:
+                    occurs = count(literal)
+                    if occurs:
+                        others.append(literal)
+                        total += occurs
+        if not part.cased and total > dense:
             yield from _searched_matches(part, lower)
             continue
-        lists = [found for literal, trie_word in literals
-                 if (found := index.word_starts(trie_word) if trie_word is not None
-                     else index.find(literal, part.word))]
+        for literal in others:
+            if found := find(literal, part.word):
+                lists.append(found)
         if not lists:
             continue
-        positions = lists[0] if len(lists) == 1 else sorted({i for f in lists for i in f})
+        positions = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
         yield from _checked_matches(part, norm if part.cased else lower, positions)
 
 
