@@ -60,17 +60,32 @@ class Config:
     cjk_chars: bool = True   # single CJK characters as words
 
 
+_ASCII_WORD_RE = re.compile(r"[A-Za-z0-9]+")   # what ``_WORD_RE`` matches in ASCII text
+_CJK_RE = re.compile(f"[{_CJK}]")
+
+
+def _splitter(lower: str, cjk: bool) -> re.Pattern[str]:
+    """The regex that splits ``lower`` into its words: the same words as ``_TOKEN_RE`` (or
+    ``_WORD_RE``), by a cheaper pattern where the text allows (an ASCII text, a text without
+    CJK characters)."""
+    if lower.isascii():
+        return _ASCII_WORD_RE
+    if not cjk or _CJK_RE.search(lower) is None:
+        return _WORD_RE
+    return _TOKEN_RE
+
+
 def words(lower: str, cjk: bool = True) -> list[tuple[str, int, int]]:
     """The words of a lower-cased text with their (start, end); a run of CJK characters is
     split into single characters (Chinese and Japanese have no spaces between words)."""
     return [(match.group(), match.start(), match.end())
-            for match in (_TOKEN_RE if cjk else _WORD_RE).finditer(lower)]
+            for match in _splitter(lower, cjk).finditer(lower)]
 
 
 def tokens(lower: str, config: Config) -> list[str]:
     """The words of a lower-cased text, in order (``words`` without the positions; one
     regex pass)."""
-    return (_TOKEN_RE if config.cjk_chars else _WORD_RE).findall(lower)
+    return _splitter(lower, config.cjk_chars).findall(lower)
 
 
 def grams(word: str, config: Config) -> list[str]:
@@ -229,7 +244,7 @@ class Model:
             return None
         first = next(i for i, total in enumerate(runs) if total > cut)
         # the window's first and last words, found without placing every word of the text
-        placed = (_TOKEN_RE if self.config.cjk_chars else _WORD_RE).finditer(lower)
+        placed = _splitter(lower, self.config.cjk_chars).finditer(lower)
         start = next(islice(placed, first, None))
         last = min(len(found), first + WINDOW) - 1
         end = start if last == first else next(islice(placed, last - first - 1, None))

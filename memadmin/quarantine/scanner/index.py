@@ -197,6 +197,10 @@ _TRIE_WORDS: frozenset[bytes] = frozenset(
 _TRIE_RE = re.compile(rb"[^A-Za-z0-9](" + _trie(_TRIE_WORDS) + rb")")
 
 
+# The trie words right after a "?" (which stands for any non-ASCII character in ``data``).
+_AFTER_OTHER_RE = re.compile(rb"\?(" + _trie(_TRIE_WORDS) + rb")")
+
+
 _WORD_ID: dict[bytes, int] = {a.text.encode("ascii"): i for i, a in enumerate(_ANCHORS)
                               if a.word and a.ascii}
 
@@ -313,13 +317,15 @@ class _ExactIndex(_Index):
                 found.append(match.start())
         ascii_text = lower.isascii()
         if not ascii_text:                 # "?" before a start stands for any other character
-            for key, found in list(starts.items()):
-                kept = [i for i in found if not i or data[i - 1] != 63
-                        or not lower[i - 1].isalnum()]
-                if kept:
-                    starts[key] = kept
-                else:
-                    del starts[key]
+            for match in _AFTER_OTHER_RE.finditer(data):   # (a start after a "?" is in starts)
+                i = match.start() + 1
+                if lower[i - 1].isalnum():     # after a letter or digit: no word start
+                    key = match[1]
+                    found = starts[key]
+                    if len(found) == 1:
+                        del starts[key]
+                    else:
+                        found.remove(i)
         self.starts = starts
         present: set[int] = set()
         for key in starts:
