@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 from memadmin.quarantine.scanner.normalise import _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
@@ -491,18 +491,19 @@ def _part_matches(part: _Compiled, subject: str,
 
 def _checked_matches(part: _Compiled, subject: str,
                      positions: list[int]) -> Iterator[tuple[int, int, str]]:
-    """``_part_matches`` as the gated path runs it: the regex is tried before ``before`` (a
-    place is kept only if both succeed, in either order, and a place that is not kept leaves
-    ``last_end`` alone, so the matches are the same): the regex fails right after the anchor
-    at nearly every place, and a ``before`` of many lookbehinds, tried at each of the
-    ``_BEFORE`` characters before the anchor, costs more."""
+    """``_part_matches`` as the gated path runs it: the regex is tried at every place in one
+    C-level pass (``map``; a try inside a previous match is dropped below, as its result does
+    not depend on the previous match), and ``before`` only where it matched (a place is kept
+    only if both succeed, in either order, and a place not kept leaves ``last_end`` alone, so
+    the matches are the same). The regex fails right after the anchor at nearly every place,
+    and a ``before`` of many lookbehinds, tried at each of the ``_BEFORE`` characters before
+    the anchor, costs more."""
     last_end = 0
-    regex, before = part.regex, part.before
-    for i in positions:
+    before = part.before
+    for match in filter(None, map(part.regex.match, repeat(subject), positions)):
+        i, end = match.span()
         if i < last_end:
             continue                   # inside this part's previous match
-        match = regex.match(subject, i)
-        if (match and match.end() > i
-                and (before is None or before.search(subject, max(0, i - _BEFORE), i))):
-            last_end = match.end()
-            yield i, last_end, part.rule_id
+        if end > i and (before is None or before.search(subject, max(0, i - _BEFORE), i)):
+            last_end = end
+            yield i, end, part.rule_id
