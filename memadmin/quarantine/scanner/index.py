@@ -350,7 +350,7 @@ class _ExactIndex(_Index):
         non-ASCII letters, so also one right after a non-ASCII sign: "«Игнорируй"), another
         if its first non-ASCII character occurs."""
         lower = self.lower
-        prefixes = set()
+        prefixes: dict[str, list[int]] = {}   # where such words start, by their first letters
         word_end = -1
         for run in _NON_ASCII_LETTERS_RE.finditer(lower):   # every word with such a letter
             start = run.start()
@@ -360,11 +360,20 @@ class _ExactIndex(_Index):
                 start -= 1
             word = _WORDISH_RE.match(lower, start)
             if word is not None:
-                prefixes.add(word.group()[:3])
+                prefixes.setdefault(word.group()[:3], []).append(start)
                 word_end = word.end()
-        for prefix in prefixes.intersection(_OTHER_WORDS):
-            present.update(anchor_id for anchor_id in _OTHER_WORDS[prefix]
-                           if self.find(_ANCHORS[anchor_id].text, True))
+        positions = self.positions
+        for prefix in prefixes.keys() & _OTHER_WORDS.keys():
+            starts = prefixes[prefix]
+            for anchor_id in _OTHER_WORDS[prefix]:
+                text = _ANCHORS[anchor_id].text
+                if len(text) < 3:          # (its words may be longer: searched for)
+                    found = self.find(text, True)
+                else:                      # where it starts a word: where such a word does
+                    found = [i for i in starts if lower.startswith(text, i)]
+                    positions[(text, True)] = found
+                if found:
+                    present.add(anchor_id)
         others = set("".join(_NON_ASCII_RE.findall(lower)))   # the non-ASCII characters
         present.update([anchor_id for anchor_id, text, first in _PLAIN_OTHER
                         if first in others and text in lower])
