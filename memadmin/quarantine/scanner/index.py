@@ -251,8 +251,8 @@ _NEEDLES_LONG = _needle_tables({v: i for v, i in _NEEDLE_ID.items() if not v[:1]
 
 
 # Other word anchors (accented, Cyrillic, ...) by their first three letters, and the other
-# substring anchors (CJK, Arabic, ...) with their first non-ASCII character (searched for
-# only if the text has that character).
+# substring anchors (CJK, Arabic, ...) with their non-ASCII characters (searched for only if
+# the text has all of them).
 _OTHER_WORDS: dict[str, tuple[int, ...]] = {}
 
 
@@ -261,8 +261,8 @@ for _id, _a in enumerate(_ANCHORS):
         _OTHER_WORDS[_a.text[:3]] = (*_OTHER_WORDS.get(_a.text[:3], ()), _id)
 
 
-_PLAIN_OTHER: tuple[tuple[int, str, str], ...] = tuple(   # with its first non-ASCII character
-    (i, a.text, next(c for c in a.text if not c.isascii()))
+_PLAIN_OTHER: tuple[tuple[int, str, frozenset[str]], ...] = tuple(  # its non-ASCII characters
+    (i, a.text, frozenset(c for c in a.text if not c.isascii()))
     for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
 
 
@@ -348,7 +348,7 @@ class _ExactIndex(_Index):
         """The non-ASCII anchors that occur: a word anchor is looked for where a word with a
         non-ASCII letter or digit begins with its first three letters (a word found from its
         non-ASCII letters, so also one right after a non-ASCII sign: "«Игнорируй"), another
-        if its first non-ASCII character occurs."""
+        if all its non-ASCII characters occur."""
         lower = self.lower
         prefixes: dict[str, list[int]] = {}   # where such words start, by their first letters
         word_end = -1
@@ -375,8 +375,8 @@ class _ExactIndex(_Index):
                 if found:
                     present.add(anchor_id)
         others = set("".join(_NON_ASCII_RE.findall(lower)))   # the non-ASCII characters
-        present.update([anchor_id for anchor_id, text, first in _PLAIN_OTHER
-                        if first in others and text in lower])
+        present.update([anchor_id for anchor_id, text, needs in _PLAIN_OTHER
+                        if needs <= others and text in lower])
 
     def count(self, literal: str) -> int:
         """How many places a literal that is not a trie word occurs, words or not (cheap: no
