@@ -173,3 +173,23 @@ def test_non_ascii_word_anchors_are_placed_as_the_plain_search_places_them(text:
     for anchor_id, anchor in enumerate(index._ANCHORS):
         if anchor.word and not anchor.ascii and len(anchor.text) >= 3:
             assert (anchor_id in exact.present) == bool(plain.find(anchor.text, True)), anchor
+
+
+def test_the_rot13_check_counts_common_words_only_as_far_as_needed() -> None:
+    """``_rotated_enough`` stops counting common words early; it agrees with counting all."""
+    from memadmin.quarantine.scanner import encodings
+
+    def counted(lower: bytes) -> bool:
+        hits = len(encodings._COMMON_ROT13_RE.findall(lower))
+        return hits >= 3 and hits >= 3 * len(encodings._COMMON_RE.findall(lower)) + 1
+
+    common = [word.decode() for word in encodings._COMMON]
+    vocabulary = common + [word.translate(encodings._ROT13) for word in common] + ["xyz", "qq"]
+    rng = random.Random(13)
+    seen = set()
+    for _ in range(3000):
+        text = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 30)))
+        lower = b" " + text.encode().lower()
+        seen.add(counted(lower))
+        assert encodings._rotated_enough(lower) == counted(lower), text
+    assert seen == {True, False}

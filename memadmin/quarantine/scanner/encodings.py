@@ -14,6 +14,7 @@ import binascii
 import html
 import re
 import urllib.parse
+from itertools import islice
 
 from memadmin.quarantine.scanner.index import _trie
 from memadmin.quarantine.scanner.limits import (
@@ -187,19 +188,21 @@ def _words_re(words: frozenset[bytes]) -> re.Pattern[bytes]:
     return re.compile(rb"[^a-z]" + _trie(words) + rb"(?![a-z])")
 
 
-_COMMON_ROT13 = frozenset(word.translate(_ROT13) for word in _COMMON)
+_COMMON_RE = _words_re(_COMMON)
 
 
-# One pass finds the words that are common or rotate to common ones (a whole word is one or
-# both); counting each kind among them gives what a pass per kind would.
-_COMMON_EITHER_RE = _words_re(_COMMON | _COMMON_ROT13)
+_COMMON_ROT13_RE = _words_re(frozenset(word.translate(_ROT13) for word in _COMMON))
 
 
-def _counts(lower: bytes) -> tuple[int, int]:
-    """How many words of ``lower`` (with a space in front) rotate to common prompt words, and
-    how many are common prompt words."""
-    found = [match[1:] for match in _COMMON_EITHER_RE.findall(lower)]
-    return sum(map(_COMMON_ROT13.__contains__, found)), sum(map(_COMMON.__contains__, found))
+def _rotated_enough(lower: bytes) -> bool:
+    """Whether at least three words of ``lower`` (with a space in front) rotate to common
+    prompt words, three times as many as are common prompt words, plus one: the common words
+    are counted only as far as needed (an ordinary text has its first few early on)."""
+    hits = len(_COMMON_ROT13_RE.findall(lower))
+    if hits < 3:
+        return False
+    allowed = (hits - 1) // 3          # hits >= 3 * common + 1, so common <= allowed
+    return next(islice(_COMMON_RE.finditer(lower), allowed, None), None) is None
 
 
 def _rot13(norm: str) -> tuple[int, int, str] | None:
@@ -208,8 +211,7 @@ def _rot13(norm: str) -> tuple[int, int, str] | None:
     non-ASCII characters become "?" one for one, so indices agree.)"""
     data = norm.encode("ascii", "replace")
     lower = b" " + data.lower()
-    hits, common = _counts(lower)      # words that rotate to common words, common words
-    if hits < 3 or hits < 3 * common + 1:
+    if not _rotated_enough(lower):
         return None
     rotated = data.translate(_ROT13)
     matches = [m for m in _WORD_BYTES_RE.finditer(rotated.lower()) if m.group() in _COMMON]
