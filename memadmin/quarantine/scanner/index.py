@@ -460,7 +460,24 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
         if not lists:
             continue
         positions = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
-        yield from _checked_matches(part, norm if part.cased else lower, positions)
+        # ``_part_matches``, inline (no generator per part: most yield nothing), with two
+        # changes that keep the matches: the regex is tried at every place in one C-level
+        # pass (a try inside a previous match is dropped here, its result does not depend on
+        # that match), and ``before`` only where it matched (a place is kept if both succeed,
+        # in either order; one not kept leaves ``last_end`` alone). The regex fails right
+        # after the anchor nearly everywhere, and a ``before`` of many lookbehinds, tried at
+        # each of the ``_BEFORE`` characters before the anchor, costs more.
+        subject = norm if part.cased else lower
+        before = part.before
+        last_end = 0
+        for match in filter(None, map(part.regex.match, repeat(subject), positions)):
+            i, end = match.span()
+            if i < last_end:
+                continue
+            if end > i and (before is None
+                            or before.search(subject, max(0, i - _BEFORE), i)):
+                last_end = end
+                yield i, end, part.rule_id
 
 
 # A part whose anchors occur at more than one place in 2**_DENSE ("[[[[", "for for for") is run
@@ -496,23 +513,3 @@ def _part_matches(part: _Compiled, subject: str,
         if match and match.end() > i:
             last_end = match.end()
             yield i, last_end, part.rule_id
-
-
-def _checked_matches(part: _Compiled, subject: str,
-                     positions: list[int]) -> Iterator[tuple[int, int, str]]:
-    """``_part_matches`` as the gated path runs it: the regex is tried at every place in one
-    C-level pass (``map``; a try inside a previous match is dropped below, as its result does
-    not depend on the previous match), and ``before`` only where it matched (a place is kept
-    only if both succeed, in either order, and a place not kept leaves ``last_end`` alone, so
-    the matches are the same). The regex fails right after the anchor at nearly every place,
-    and a ``before`` of many lookbehinds, tried at each of the ``_BEFORE`` characters before
-    the anchor, costs more."""
-    last_end = 0
-    before = part.before
-    for match in filter(None, map(part.regex.match, repeat(subject), positions)):
-        i, end = match.span()
-        if i < last_end:
-            continue                   # inside this part's previous match
-        if end > i and (before is None or before.search(subject, max(0, i - _BEFORE), i)):
-            last_end = end
-            yield i, end, part.rule_id
