@@ -166,8 +166,8 @@ def test_non_ascii_word_anchors_are_placed_as_the_plain_search_places_them(text:
     search (``_Index.find``) over the whole text must agree, and find no anchor it missed."""
     lower = scanner._normalise(text)[0].lower
     exact, plain = index._ExactIndex(lower), index._Index(lower)
-    for (anchor, word), found in exact.positions.items():
-        assert found == plain.find(anchor, word), anchor
+    for (literal, word), found in exact.positions.items():
+        assert found == plain.find(literal, word), literal
     # (an anchor of one or two letters, "не", "с", is looked for only where it is the whole
     # word, as before: its leads are whole words followed by a space)
     for anchor_id, anchor in enumerate(index._ANCHORS):
