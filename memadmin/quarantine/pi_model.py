@@ -31,8 +31,9 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, islice, repeat
 from operator import add, sub
 from pathlib import Path
 from typing import Any
@@ -59,17 +60,32 @@ class Config:
     cjk_chars: bool = True   # single CJK characters as words
 
 
+_ASCII_WORD_RE = re.compile(r"[A-Za-z0-9]+")   # what ``_WORD_RE`` matches in ASCII text
+_CJK_RE = re.compile(f"[{_CJK}]")
+
+
+def _splitter(lower: str, cjk: bool) -> re.Pattern[str]:
+    """The regex that splits ``lower`` into its words: the same words as ``_TOKEN_RE`` (or
+    ``_WORD_RE``), by a cheaper pattern where the text allows (an ASCII text, a text without
+    CJK characters)."""
+    if lower.isascii():
+        return _ASCII_WORD_RE
+    if not cjk or _CJK_RE.search(lower) is None:
+        return _WORD_RE
+    return _TOKEN_RE
+
+
 def words(lower: str, cjk: bool = True) -> list[tuple[str, int, int]]:
     """The words of a lower-cased text with their (start, end); a run of CJK characters is
     split into single characters (Chinese and Japanese have no spaces between words)."""
     return [(match.group(), match.start(), match.end())
-            for match in (_TOKEN_RE if cjk else _WORD_RE).finditer(lower)]
+            for match in _splitter(lower, cjk).finditer(lower)]
 
 
 def tokens(lower: str, config: Config) -> list[str]:
     """The words of a lower-cased text, in order (``words`` without the positions; one
     regex pass)."""
-    return (_TOKEN_RE if config.cjk_chars else _WORD_RE).findall(lower)
+    return _splitter(lower, config.cjk_chars).findall(lower)
 
 
 def grams(word: str, config: Config) -> list[str]:
@@ -109,6 +125,29 @@ def _once_per_window(keys: list[Any], values: list[int], window: int) -> list[in
     for i, key in enumerate(keys):
         last = counted.get(key)
         if last is not None and i - last < window:
+            kept[i] = 0
+        else:
+            counted[key] = i
+    return kept
+
+
+def _once_per_window_sparse(keys: Iterable[Any], values: list[int], window: int) -> list[int]:
+    """``_once_per_window`` for values that are mostly 0 (adjacent pairs, most of which the
+    model does not know), ``keys`` an iterable of the same length: a key's value is the same
+    wherever it occurs, so a key of value 0 adds 0 whether it counts or not, and only the
+    places of the others are deduplicated (the same result)."""
+    places = list(compress(range(len(values)), values))
+    known = list(compress(keys, values))
+    first = dict(zip(reversed(known), reversed(places), strict=True))
+    if len(first) == len(places):
+        return values
+    counted = dict(first)
+    kept = list(values)
+    for i, key in zip(places, known, strict=True):
+        last = counted[key]
+        if i == last:
+            continue                       # the key's first place: it counts
+        if i - last < window:
             kept[i] = 0
         else:
             counted[key] = i
@@ -163,8 +202,8 @@ class Model:
         values = _once_per_window(found, self._values(found), window)
         pairs = self._pair_values(found)
         if pairs:
-            pairs = _once_per_window(list(zip(found, found[1:], strict=False)), pairs,
-                                     window - 1)
+            pairs = _once_per_window_sparse(zip(found, found[1:], strict=False), pairs,
+                                            window - 1)
         return values, pairs
 
     def _runs(self, found: list[str]) -> list[int]:
@@ -204,8 +243,12 @@ class Model:
         if max(runs) <= cut:
             return None
         first = next(i for i, total in enumerate(runs) if total > cut)
-        placed = words(lower, self.config.cjk_chars)
-        return placed[first][1], placed[min(len(found), first + WINDOW) - 1][2]
+        # the window's first and last words, found without placing every word of the text
+        placed = _splitter(lower, self.config.cjk_chars).finditer(lower)
+        start = next(islice(placed, first, None))
+        last = min(len(found), first + WINDOW) - 1
+        end = start if last == first else next(islice(placed, last - first - 1, None))
+        return start.start(), end.end()
 
     def explain(self, lower: str, start: int, end: int) -> list[tuple[int, int]]:
         """Spans (into ``lower``) of the matched words that push the score up most: a word's

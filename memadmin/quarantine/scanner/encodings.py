@@ -14,6 +14,7 @@ import binascii
 import html
 import re
 import urllib.parse
+from itertools import islice
 
 from memadmin.quarantine.scanner.index import _trie
 from memadmin.quarantine.scanner.limits import (
@@ -193,14 +194,24 @@ _COMMON_RE = _words_re(_COMMON)
 _COMMON_ROT13_RE = _words_re(frozenset(word.translate(_ROT13) for word in _COMMON))
 
 
+def _rotated_enough(lower: bytes) -> bool:
+    """Whether at least three words of ``lower`` (with a space in front) rotate to common
+    prompt words, three times as many as are common prompt words, plus one: the common words
+    are counted only as far as needed (an ordinary text has its first few early on)."""
+    hits = len(_COMMON_ROT13_RE.findall(lower))
+    if hits < 3:
+        return False
+    allowed = (hits - 1) // 3          # hits >= 3 * common + 1, so common <= allowed
+    return next(islice(_COMMON_RE.finditer(lower), allowed, None), None) is None
+
+
 def _rot13(norm: str) -> tuple[int, int, str] | None:
     """The span and decoded text of a ROT13 passage: at least three of its words are common
     prompt words once rotated, three times as many as before. (Over bytes, in C passes;
     non-ASCII characters become "?" one for one, so indices agree.)"""
     data = norm.encode("ascii", "replace")
     lower = b" " + data.lower()
-    hits = len(_COMMON_ROT13_RE.findall(lower))     # words that rotate to common words
-    if hits < 3 or hits < 3 * len(_COMMON_RE.findall(lower)) + 1:
+    if not _rotated_enough(lower):
         return None
     rotated = data.translate(_ROT13)
     matches = [m for m in _WORD_BYTES_RE.finditer(rotated.lower()) if m.group() in _COMMON]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 from memadmin.quarantine.scanner.normalise import _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
@@ -193,7 +194,11 @@ _TRIE_WORDS: frozenset[bytes] = frozenset(
 
 # Run over the text with a space before it: a match starts with the character before the word
 # (so the regex engine skips to the few places that can start one) at the word's own index.
-_TRIE_RE = re.compile(rb"[^A-Za-z0-9]" + _trie(_TRIE_WORDS))
+_TRIE_RE = re.compile(rb"[^A-Za-z0-9](" + _trie(_TRIE_WORDS) + rb")")
+
+
+# The trie words right after a "?" (which stands for any non-ASCII character in ``data``).
+_AFTER_OTHER_RE = re.compile(rb"\?(" + _trie(_TRIE_WORDS) + rb")")
 
 
 _WORD_ID: dict[bytes, int] = {a.text.encode("ascii"): i for i, a in enumerate(_ANCHORS)
@@ -246,7 +251,8 @@ _NEEDLES_LONG = _needle_tables({v: i for v, i in _NEEDLE_ID.items() if not v[:1]
 
 
 # Other word anchors (accented, Cyrillic, ...) by their first three letters, and the other
-# substring anchors (CJK, Arabic, ...) with their first character if it is CJK.
+# substring anchors (CJK, Arabic, ...) with their non-ASCII characters (searched for only if
+# the text has all of them).
 _OTHER_WORDS: dict[str, tuple[int, ...]] = {}
 
 
@@ -255,15 +261,15 @@ for _id, _a in enumerate(_ANCHORS):
         _OTHER_WORDS[_a.text[:3]] = (*_OTHER_WORDS.get(_a.text[:3], ()), _id)
 
 
-_PLAIN_OTHER: tuple[tuple[int, str, str | None], ...] = tuple(
-    (i, a.text, a.text[0] if _unspaced(a.text[0]) else None)
+_PLAIN_OTHER: tuple[tuple[int, str, frozenset[str]], ...] = tuple(  # its non-ASCII characters
+    (i, a.text, frozenset(c for c in a.text if not c.isascii()))
     for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
 
 
-_CJK_RE = re.compile("[\u3000-\u303f\u3040-\u9fff\uac00-\ud7af\uff00-\uffef]")
-
-
 _NON_ASCII_RE = re.compile("[^\x00-\x7f]+")
+
+
+_NON_ASCII_LETTERS_RE = re.compile("[^\\W_\x00-\x7f]+")
 
 
 @dataclass(frozen=True)
@@ -293,29 +299,33 @@ class _ExactIndex(_Index):
     word anchor where a word starts), ``starts`` where each trie word found starts a word
     (not after a letter or digit of any script)."""
 
-    __slots__ = ("merged", "present", "starts")
+    __slots__ = ("counts", "merged", "present", "starts")
 
     def __init__(self, lower: str) -> None:
         super().__init__(lower)
         self.merged: dict[bytes, list[int]] = {}   # word_starts, computed once a word
+        self.counts: dict[str, int] = {}           # count, computed once a literal
         data = self.data
         starts: dict[bytes, list[int]] = {}
+        get = starts.get
         for match in _TRIE_RE.finditer(b" " + data):
-            key = match.group()[1:]
-            found = starts.get(key)
+            key = match[1]
+            found = get(key)
             if found is None:
                 starts[key] = [match.start()]
             else:
                 found.append(match.start())
         ascii_text = lower.isascii()
         if not ascii_text:                 # "?" before a start stands for any other character
-            for key, found in list(starts.items()):
-                kept = [i for i in found if not i or data[i - 1] != 63
-                        or not lower[i - 1].isalnum()]
-                if kept:
-                    starts[key] = kept
-                else:
-                    del starts[key]
+            for match in _AFTER_OTHER_RE.finditer(data):   # (a start after a "?" is in starts)
+                i = match.start() + 1
+                if lower[i - 1].isalnum():     # after a letter or digit: no word start
+                    key = match[1]
+                    found = starts[key]
+                    if len(found) == 1:
+                        del starts[key]
+                    else:
+                        found.remove(i)
         self.starts = starts
         present: set[int] = set()
         for key in starts:
@@ -336,12 +346,13 @@ class _ExactIndex(_Index):
 
     def _add_other(self, present: set[int]) -> None:
         """The non-ASCII anchors that occur: a word anchor is looked for where a word with a
-        non-ASCII letter begins with its first three letters, a CJK one if its first
-        character occurs."""
+        non-ASCII letter or digit begins with its first three letters (a word found from its
+        non-ASCII letters, so also one right after a non-ASCII sign: "«Игнорируй"), another
+        if all its non-ASCII characters occur."""
         lower = self.lower
-        prefixes = set()
+        prefixes: dict[str, list[int]] = {}   # where such words start, by their first letters
         word_end = -1
-        for run in _NON_ASCII_RE.finditer(lower):
+        for run in _NON_ASCII_LETTERS_RE.finditer(lower):   # every word with such a letter
             start = run.start()
             if start < word_end:
                 continue                   # inside the word already seen
@@ -349,22 +360,33 @@ class _ExactIndex(_Index):
                 start -= 1
             word = _WORDISH_RE.match(lower, start)
             if word is not None:
-                prefixes.add(word.group()[:3])
+                prefixes.setdefault(word.group()[:3], []).append(start)
                 word_end = word.end()
-        for prefix in prefixes.intersection(_OTHER_WORDS):
-            present.update(anchor_id for anchor_id in _OTHER_WORDS[prefix]
-                           if self.find(_ANCHORS[anchor_id].text, True))
-        cjk = set(_CJK_RE.findall(lower))
-        present.update(anchor_id for anchor_id, text, first in _PLAIN_OTHER
-                       if (first is None or first in cjk) and text in lower)
+        positions = self.positions
+        for prefix in prefixes.keys() & _OTHER_WORDS.keys():
+            starts = prefixes[prefix]
+            for anchor_id in _OTHER_WORDS[prefix]:
+                text = _ANCHORS[anchor_id].text
+                if len(text) < 3:          # (its words may be longer: searched for)
+                    found = self.find(text, True)
+                else:                      # where it starts a word: where such a word does
+                    found = [i for i in starts if lower.startswith(text, i)]
+                    positions[(text, True)] = found
+                if found:
+                    present.add(anchor_id)
+        others = set("".join(_NON_ASCII_RE.findall(lower)))   # the non-ASCII characters
+        present.update([anchor_id for anchor_id, text, needs in _PLAIN_OTHER
+                        if needs <= others and text in lower])
 
-    def count(self, literal: str, trie_word: bytes | None) -> int:
-        """About how many places ``literal`` occurs (cheap: no list is made)."""
-        if trie_word is not None:
-            return len(self.word_starts(trie_word))
-        if literal.isascii():
-            return self.data.count(literal.encode("ascii"))
-        return self.lower.count(literal)
+    def count(self, literal: str) -> int:
+        """How many places a literal that is not a trie word occurs, words or not (cheap: no
+        list is made; remembered)."""
+        found = self.counts.get(literal)
+        if found is None:
+            found = (self.data.count(literal.encode("ascii")) if literal.isascii()
+                     else self.lower.count(literal))
+            self.counts[literal] = found
+        return found
 
     def word_starts(self, word: bytes) -> list[int]:
         """Where a trie word starts a word of the text, in order."""
@@ -376,7 +398,7 @@ class _ExactIndex(_Index):
                 lists = [f for key in extensions if (f := starts.get(key)) is not None]
             else:
                 lists = [f for key, f in starts.items() if key.startswith(word)]
-            found = lists[0] if len(lists) == 1 else sorted(i for f in lists for i in f)
+            found = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
             self.merged[word] = found
         return found
 
@@ -406,24 +428,56 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
     index = _ExactIndex(lower)
     present = index.present
     numbers = sorted({n for anchor_id in present for n in _PARTS_BY_ANCHOR.get(anchor_id, ())})
+    dense = len(lower) >> _DENSE
+    word_starts, count, find = index.word_starts, index.count, index.find
     for number in numbers:
         gate = _GATES[number]
         if gate.requires and gate.requires.isdisjoint(present):
             continue
         part = _COMPILED[number]
-        literals = [entry for anchor_id in gate.anchor_ids.intersection(present)
-                    for entry in gate.literals[anchor_id]]
-        if not part.cased and sum(index.count(literal, trie_word)
-                                  for literal, trie_word in literals) > len(lower) >> _DENSE:
+        # where the trie words among the part's literals start, and how often the others occur
+        lists: list[list[int]] = []
+        others: list[str] = []
+        total = 0
+        for anchor_id in gate.anchor_ids.intersection(present):
+            for literal, trie_word in gate.literals[anchor_id]:
+                if trie_word is not None:
+                    found = word_starts(trie_word)
+                    if found:
+                        lists.append(found)
+                        total += len(found)
+                else:
+                    occurs = count(literal)
+                    if occurs:
+                        others.append(literal)
+                        total += occurs
+        if not part.cased and total > dense:
             yield from _searched_matches(part, lower)
             continue
-        lists = [found for literal, trie_word in literals
-                 if (found := index.word_starts(trie_word) if trie_word is not None
-                     else index.find(literal, part.word))]
+        for literal in others:
+            if found := find(literal, part.word):
+                lists.append(found)
         if not lists:
             continue
-        positions = lists[0] if len(lists) == 1 else sorted({i for f in lists for i in f})
-        yield from _part_matches(part, norm if part.cased else lower, positions)
+        positions = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
+        # ``_part_matches``, inline (no generator per part: most yield nothing), with two
+        # changes that keep the matches: the regex is tried at every place in one C-level
+        # pass (a try inside a previous match is dropped here, its result does not depend on
+        # that match), and ``before`` only where it matched (a place is kept if both succeed,
+        # in either order; one not kept leaves ``last_end`` alone). The regex fails right
+        # after the anchor nearly everywhere, and a ``before`` of many lookbehinds, tried at
+        # each of the ``_BEFORE`` characters before the anchor, costs more.
+        subject = norm if part.cased else lower
+        before = part.before
+        last_end = 0
+        for match in filter(None, map(part.regex.match, repeat(subject), positions)):
+            i, end = match.span()
+            if i < last_end:
+                continue
+            if end > i and (before is None
+                            or before.search(subject, max(0, i - _BEFORE), i)):
+                last_end = end
+                yield i, end, part.rule_id
 
 
 # A part whose anchors occur at more than one place in 2**_DENSE ("[[[[", "for for for") is run

@@ -28,6 +28,9 @@ _INVISIBLE = ("[" + _ZERO_WIDTH + _BIDI_OVERRIDE + _BIDI_EMBED
 _INVISIBLE_RE = re.compile(_INVISIBLE)
 
 
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+
+
 _TAG_RUN_RE = re.compile("[\U000e0000-\U000e007f]+")
 
 
@@ -224,7 +227,7 @@ def _fold(text: str, *, chunked: bool = True) -> tuple[str, _IndexMap]:
     length = 0
     position = 0
     unstable, unstable_basic = _unstable_re()
-    if max(text, default="\0") <= "\uffff":
+    if _ASTRAL_RE.search(text) is None:    # (one C pass, where max(text) makes a str a char)
         unstable = unstable_basic
     if chunked and len(text) > _FOLD_CHUNK:
         matches: Iterable[re.Match[str]] = (
