@@ -108,7 +108,9 @@ class Request:
                 raise c.Forbidden("this token does not reach that partition")
         else:
             partitions = self.body["scope"]["partitions"]
-        found = local_namespaces(set(partitions), self.caller.workspace.pk)
+        found = self.caller.known_namespaces(partitions)
+        if found is None:
+            found = local_namespaces(set(partitions), self.caller.workspace.pk)
         if len(found) != len(set(partitions)):
             # Partitions of other workspaces look exactly like unknown ones. An admin scope
             # answers what the store itself answers for an unknown partition (not_found), so a

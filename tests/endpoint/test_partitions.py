@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from memadmin.endpoint.partitions import local_namespaces
+from memadmin.endpoint import partitions
+from memadmin.endpoint.partitions import PREFETCH_MAX, local_namespaces, prefetchable
 from memadmin.providers.models import ProviderConfig
 from memadmin.providers.services import provider_config_create, provider_config_update
 from memadmin.workspaces.models import Namespace
@@ -81,3 +82,31 @@ def test_a_disabled_built_in_store_is_not_reached_over_the_wire(api: Api, local_
     with api.unchanged():
         api.admin("recall", 404, "not_found", input={"text": "refund"})
         api.agent("recall", 403, "forbidden", input={"text": "refund"})
+
+
+def test_it_prefetches_only_what_looks_like_partition_keys() -> None:
+    key = "ocmem_v1_" + "a" * 40
+    assert prefetchable({"partition": key}) == {key}
+    assert prefetchable({"scope": {"partitions": [key, "b:c.d-e_f"]}}) == {key, "b:c.d-e_f"}
+    # Not yet checked: anything that cannot be a key (a lone surrogate, NUL, spaces, too long,
+    # not a string) is left out, and so is a body that is not an object.
+    assert prefetchable({"partition": "x\ud800", "scope": {"partitions": [
+        "a\x00", "a b", "k" * 201, 7, None, ["nested"]]}}) == frozenset()
+    assert prefetchable(["partition"]) == prefetchable("x") == prefetchable(None) == frozenset()
+    assert prefetchable({"scope": {"partitions": "not-a-list"}}) == frozenset()
+    many = [f"p{n}" for n in range(PREFETCH_MAX + 1)]
+    assert prefetchable({"scope": {"partitions": many}}) == frozenset()
+    assert len(prefetchable({"scope": {"partitions": many[:PREFETCH_MAX]}})) == PREFETCH_MAX
+
+
+def test_a_scope_too_large_to_prefetch_answers_the_same(api: Api, tokens, monkeypatch) -> None:
+    api.retain("The refund limit is 50 EUR.")
+    api.retain("Escalate refunds over the limit.", key="escalation")
+    both = [tokens.partition, tokens.other_partition]
+    answer = api.admin("count", partitions=both, filters={"q": "refund"})
+    assert answer == {"count": 2}
+    monkeypatch.setattr(partitions, "PREFETCH_MAX", 1)  # now looked up after the checks
+    assert prefetchable({"scope": {"partitions": both}}) == frozenset()
+    assert api.admin("count", partitions=both, filters={"q": "refund"}) == answer
+    assert api.admin("count", partitions=[*both, "ocmem_v1_" + "0" * 40],
+                     filters={"q": "refund"}, status=404, code="not_found")
