@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
+from collections.abc import Collection
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
@@ -13,6 +14,7 @@ from django.db import DatabaseError, connection
 from django.db.models import CharField, OuterRef, Value
 from django.utils import timezone
 
+from memadmin.endpoint.partitions import select as namespace_select
 from memadmin.lib.bounded import OutOfTime, statements_within
 from memadmin.lib.keys import secret_digest
 from memadmin.memory.models import AgentToken
@@ -32,6 +34,18 @@ class Caller:
     partitions: frozenset[str] = frozenset()
     #: The credential's pk when this request updated its "last used" time, else None.
     touched: Any = None
+    #: The partitions looked up with the credential (``authenticate(prefetch=...)``), and the
+    #: enabled built-in namespaces of the workspace among them (resource and provider loaded).
+    looked_up: frozenset[str] = frozenset()
+    namespaces: tuple[Any, ...] = ()
+
+    def known_namespaces(self, partitions: Collection[str]) -> list[Any] | None:
+        """The namespaces of ``partitions`` found with the credential, in their order; None
+        when some of them were not looked up then."""
+        wanted = set(partitions)
+        if not wanted <= self.looked_up:
+            return None
+        return [ns for ns in self.namespaces if ns.partition_key in wanted]
 
     @property
     def is_agent(self) -> bool:
@@ -105,27 +119,63 @@ def _lookup_sql() -> tuple[str, tuple[Any, ...]]:
     return sql, tuple(params)
 
 
-def _lookup(digest: str) -> tuple[Any, ...] | None:
+#: The columns of the credential lookup, named for the statement that joins it.
+_CALLER = ["kind", "pk", "prefix", "access", "last_used", "parts",
+           *(f"w{n}" for n in range(len(_WORKSPACE_FIELDS)))]
+
+
+@functools.cache
+def _lookup_with_namespaces_sql() -> str:
+    """The credential lookup, and for the caller found, the enabled built-in namespaces of its
+    workspace among some partitions (one more parameter, after the lookup's): each row is the
+    credential's columns then one namespace's (NULLs when none matched)."""
+    sql, _ = _lookup_sql()
+    shape = namespace_select()
+    workspace = f"caller.w{_WORKSPACE_FIELDS.index('id')}"
+    # Only our own compiled lookup and names from the models' metadata are joined into the text.
+    return (f"WITH caller({', '.join(_CALLER)}) AS ({sql}) "  # noqa: S608
+            f"SELECT caller.*, ns.* FROM caller "
+            f"LEFT JOIN LATERAL ({shape.sql(workspace)}) ns ON true "
+            f"ORDER BY {', '.join(f'ns.{column}' for column in shape.order)}")
+
+
+def _lookup(digest: str, prefetch: frozenset[str] = frozenset()
+            ) -> tuple[tuple[Any, ...] | None, list[Any]]:
     """The usable agent token or admin credential with this digest, in one statement (both
     tables and, for a token, its partitions): kind, pk, prefix, access, last used, partitions,
-    then the workspace's columns. An agent token wins should both ever match."""
+    then the workspace's columns. An agent token wins should both ever match. With
+    ``prefetch``, the same statement also finds the enabled built-in namespaces of the
+    caller's workspace among those partitions (the second item)."""
     sql, template = _lookup_sql()
     now = timezone.now()
-    params = [digest if p == _DIGEST else now if p == _NOW else p
-              for p in template]
+    params: list[Any] = [digest if p == _DIGEST else now if p == _NOW else p
+                         for p in template]
+    if prefetch:
+        sql = _lookup_with_namespaces_sql()
+        params.append(list(prefetch))
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    rows.sort(key=lambda row: row[0] != "agent")
-    return tuple(rows[0]) if rows else None
+    if not rows:
+        return None, []
+    rows.sort(key=lambda row: row[0] != "agent")  # stable: the namespaces keep their order
+    width = len(_CALLER)
+    caller = tuple(rows[0][:width])
+    if not prefetch:
+        return caller, []
+    shape = namespace_select()
+    namespaces = [shape.namespace_of(row[width:]) for row in rows
+                  if tuple(row[:2]) == caller[:2] and row[width] is not None]
+    return caller, namespaces
 
 
-def authenticate(header: str | None) -> Caller:
+def authenticate(header: str | None, *, prefetch: frozenset[str] = frozenset()) -> Caller:
     """The caller behind an ``Authorization: Bearer`` header; AuthFailed for anything else.
-    Looked up exactly on every request (a revoked token is refused at once)."""
+    Looked up exactly on every request (a revoked token is refused at once). ``prefetch``:
+    partitions whose namespaces to look up in the same statement (``Caller.namespaces``)."""
     digest = secret_digest(_bearer(header))
     # Revoked, expired and suspended tokens all answer the same: unknown.
-    row = _lookup(digest)
+    row, namespaces = _lookup(digest, prefetch)
     if row is None:
         raise c.AuthFailed("unknown, revoked, expired or suspended token")
     kind, pk, prefix, access, last_used, parts, *columns = row
@@ -133,7 +183,9 @@ def authenticate(header: str | None) -> Caller:
     if kind == "agent":
         touched = pk if _touch(AgentToken, pk, last_used) else None
         return Caller(kind="agent", workspace=workspace, label=f"agent:{prefix}",
-                      access=access, partitions=frozenset(parts or ()), touched=touched)
+                      access=access, partitions=frozenset(parts or ()), touched=touched,
+                      looked_up=prefetch, namespaces=tuple(namespaces))
     touched = pk if _touch(AdminCredential, pk, last_used) else None
     return Caller(kind="admin", workspace=workspace, label=f"admin-credential:{prefix}",
-                  access="admin", touched=touched)
+                  access="admin", touched=touched, looked_up=prefetch,
+                  namespaces=tuple(namespaces))

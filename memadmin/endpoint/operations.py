@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.endpoint.auth import Caller
+from memadmin.endpoint.partitions import local_namespaces
 from memadmin.endpoint.tools import (
     batch_answer,
     declared_tool,
@@ -107,10 +108,9 @@ class Request:
                 raise c.Forbidden("this token does not reach that partition")
         else:
             partitions = self.body["scope"]["partitions"]
-        found = list(Namespace.objects.filter(
-            partition_key__in=set(partitions), resource__workspace=self.caller.workspace,
-            resource__provider__kind="local", resource__provider__enabled=True,
-        ).select_related("resource__provider"))
+        found = self.caller.known_namespaces(partitions)
+        if found is None:
+            found = local_namespaces(set(partitions), self.caller.workspace.pk)
         if len(found) != len(set(partitions)):
             # Partitions of other workspaces look exactly like unknown ones. An admin scope
             # answers what the store itself answers for an unknown partition (not_found), so a

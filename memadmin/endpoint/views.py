@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memadmin.endpoint.auth import Caller, authenticate, touch_after_failure
 from memadmin.endpoint.operations import bounded, request_deadline, serve
+from memadmin.endpoint.partitions import prefetchable
 from memadmin.providers import contract as c
 from memadmin.providers import wire
 
@@ -116,8 +117,12 @@ def endpoint(request: HttpRequest) -> HttpResponse:
             body, unreadable = None, error
         deadline = request_deadline(body)
 
+        # The namespaces the body names are looked up with the credential (one statement);
+        # they are used only once the body has passed every check.
+        prefetch = prefetchable(body)
+
         def answer_request() -> dict[str, object]:
-            caller = authenticate(request.headers.get("Authorization"))
+            caller = authenticate(request.headers.get("Authorization"), prefetch=prefetch)
             callers.append(caller)
             if unreadable is not None:
                 raise unreadable

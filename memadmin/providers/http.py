@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import http.cookiejar
 import json
 import logging
 import socket
@@ -55,6 +56,19 @@ _client: httpx.Client | None = None
 _client_lock = threading.Lock()
 
 
+class _NoCookies(http.cookiejar.CookieJar):
+    """A cookie jar that keeps nothing. The client is shared by every provider of the process,
+    and cookies ignore ports: a cookie one provider set would go to it again and to any other
+    provider on the same host. The bearer credential is all a request carries. (Not parsing
+    the cookies also saves ~0.1 ms an answer.)"""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        return
+
+
 def _shared_client() -> httpx.Client:
     """One connection pool per process (providers are built per request; connections are
     reused across them). Created lazily, so a pre-forking server builds one per worker."""
@@ -72,6 +86,7 @@ def _shared_client() -> httpx.Client:
             )
             _client = httpx.Client(
                 transport=transport,
+                cookies=_NoCookies(),
                 follow_redirects=False,
                 trust_env=False,  # no proxy or netrc from the environment: the URL is the URL
             )

@@ -291,6 +291,19 @@ class TestEnvelope:
         assert seen.headers["authorization"] == f"Bearer {CREDENTIAL}"
         assert seen.headers["content-type"] == "application/json"
 
+    def test_cookies_a_provider_sets_are_never_sent_back(self, serve):
+        # The credential is the only thing a request carries: a cookie one provider sets is
+        # not replayed to it, nor to another provider on the same host (cookies ignore ports).
+        def answer(conn: Conn, seen: Seen, n: int) -> None:
+            conn.reply(200, RECALL, headers={"Set-Cookie": "session=abc123; Path=/"})
+
+        first, second = serve(answer), serve(answer)
+        recall(make_provider(first.url))
+        recall(make_provider(first.url))
+        recall(make_provider(second.url))
+
+        assert [r.headers.get("cookie") for r in first.requests + second.requests] == [None] * 3
+
     def test_a_write_sends_the_callers_operation_id(self, serve):
         server = serve(lambda conn, seen, n: answers()(conn, seen))
         provider = make_provider(server.url)
