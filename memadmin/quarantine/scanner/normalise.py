@@ -173,11 +173,26 @@ class _Text:
         return self.index[start], self.index[end - 1] + 1
 
 
+# A line break written as an escape inside a JSON or log string ("body=\"Hello.\\nSystem:
+# ...\""): rules that look for a line's start see one. Each two-character escape becomes a
+# space and a line break, so every index still maps to itself. Not after another backslash (an
+# escaped backslash) nor before a lower-case letter (a Windows path: C:\\new, \\reports).
+ESCAPED_BREAK = r"(?<!\\)\\[nr](?![a-z])"
+_ESCAPED_BREAK_RE = re.compile(ESCAPED_BREAK)
+
+
+def _escaped_breaks(norm: str) -> str:
+    if "\\" not in norm:
+        return norm
+    return _ESCAPED_BREAK_RE.sub(" \n", norm)
+
+
 def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int, str]]]:
-    """Strip invisible characters, NFKC, map look-alikes in mixed words; flag what hides text.
-    ``fast``: take the shortcuts (chunks, prefilters) that must not change the result."""
+    """Strip invisible characters, NFKC, map look-alikes in mixed words; flag what hides text;
+    escaped line breaks read as line breaks. ``fast``: take the shortcuts (chunks, prefilters)
+    that must not change the result."""
     if text.isascii():
-        return _Text(text, text, None), []
+        return _Text(text, _escaped_breaks(text), None), []
     found: list[tuple[int, int, str]] = []
     invisible = _INVISIBLE_RE.search(text) is not None
     if invisible:
@@ -187,7 +202,7 @@ def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int
     else:
         norm, index = _fold(text, chunked=fast)
     norm = _unmix(norm, index, found, fast)
-    return _Text(text, norm, index), found
+    return _Text(text, _escaped_breaks(norm), index), found
 
 
 _FOLD_CHUNK = 256

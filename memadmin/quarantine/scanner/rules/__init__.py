@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from memadmin.quarantine.scanner import mentions
+from memadmin.quarantine.scanner import mentions, normalise
 from memadmin.quarantine.scanner.rules import (
     buried,
     code_execution,
@@ -57,7 +57,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                                      f"{mentions._AFTER} {mentions._INSIDE} "
                                      f"{mentions._SENTENCE_END.pattern} {mentions.AFTER_META}"),
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
-                                     f"{mentions.ADDRESSED}"))
+                                     f"{mentions.ADDRESSED}"),
+            ("~escaped-breaks", "", normalise.ESCAPED_BREAK))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
