@@ -58,6 +58,12 @@ def prepare(namespace: Any) -> dict[str, int]:
             "AND substr(key, 6)::bigint %% 250 = 0", [SUBJECT])
         cursor.execute("UPDATE memory_memoryitem SET revision = 2 WHERE id IN "
                        "(SELECT item_id FROM memory_memoryrevision)")
+        # The UPDATEs wrote the subject's rows anew at the table's end, packed on a fifth of
+        # its pages; a subject's items written over months lie among everyone else's. In the
+        # order of their random ids, they are spread over every page again, as they would be.
+        # It matters: after a checkpoint, an erasure's WAL is mostly one image of each page
+        # it touches.
+        cursor.execute("CLUSTER memory_memoryitem USING memory_memoryitem_pkey")
         cursor.execute("SELECT id FROM memory_memoryitem WHERE data_subject_id = %s "
                        "ORDER BY id LIMIT %s", [SUBJECT, HELD])
         held = [row[0] for row in cursor.fetchall()]
@@ -102,8 +108,14 @@ def raw_delete(namespace: Any) -> tuple[int, float]:
 
 
 def restore(namespace: Any) -> None:
-    """The subject's rows back, the namespace's counter recounted, the tables vacuumed."""
+    """The subject's rows back where they were, the namespace's counter recounted, the tables
+    vacuumed. Vacuumed first, so the rows go back into the space their erasure freed: put
+    back before, they went to the pages the previous erasure had freed (the other path's),
+    and the raw DELETE and the store took turns on two layouts, one of them five times
+    denser."""
     with connection.cursor() as cursor:
+        cursor.execute("VACUUM memory_memoryitem")
+        cursor.execute("VACUUM memory_memoryrevision")
         cursor.execute("INSERT INTO memory_memoryitem (" + COLUMNS + ") SELECT "  # noqa: S608
                        + COLUMNS + " FROM bench_saved_items ON CONFLICT (id) DO NOTHING")
         cursor.execute("INSERT INTO memory_memoryrevision SELECT * FROM bench_saved_revisions "
@@ -145,14 +157,30 @@ def with_writer(namespace: Any, erasure: Any) -> dict[str, Any]:
 
     provider = provider_for(namespace.resource.provider)
     scope = namespace_scope(namespace)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(DISTINCT (ctid::text::point)[0]) FROM memory_memoryitem "
+                       "WHERE data_subject_id = %s", [SUBJECT])
+        pages = int(cursor.fetchone()[0])
+        # Both paths start right after a checkpoint: each writes one image of every page it
+        # touches, rather than whatever share a checkpoint begun by the load or the last
+        # restore happens to leave them.
+        cursor.execute("SELECT pg_has_role('pg_checkpoint', 'USAGE')")
+        if cursor.fetchone()[0]:
+            cursor.execute("CHECKPOINT")
     writer = Writer(provider, scope)
     writer.start()
     while len(writer.times) < WARM_WRITES and writer.is_alive():  # its pace before the erasure
         time.sleep(0.1)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_insert_lsn()")
+        wal_start = cursor.fetchone()[0]
     started = time.perf_counter()
     removed, held = erasure()
     seconds = time.perf_counter() - started
     ended = time.perf_counter()
+    with connection.cursor() as cursor:  # the whole server's WAL: other databases' too
+        cursor.execute("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s)", [wal_start])
+        wal_mb = float(cursor.fetchone()[0]) / 1e6
     time.sleep(0.5)
     writer.stop.set()
     writer.join(60)
@@ -161,7 +189,7 @@ def with_writer(namespace: Any, erasure: Any) -> dict[str, Any]:
     return {"removed": removed, "held": held, "seconds": seconds,
             "writer_median_ms": statistics.median(before) * 1000 if before else 0.0,
             "writer_worst_ms": max(during) * 1000 if during else 0.0,
-            "writes_during": len(during)}
+            "writes_during": len(during), "pages": pages, "wal_mb": wal_mb}
 
 
 def store_erase(namespace: Any, round_: int) -> tuple[int, int]:
@@ -202,6 +230,8 @@ def main() -> None:
         shape = prepare(namespace)
         print(f"loaded in {bulk.load_seconds:.0f} s; {shape['tagged']:,} items of the subject "
               f"({shape['revisions']:,} with a revision, {shape['held']} held)", flush=True)
+        raw_delete(namespace)  # unmeasured: every measured run starts from a restored layout
+        restore(namespace)
         for round_ in range(args.rounds):
             raws.append(with_writer(namespace, lambda: (raw_delete(namespace)[0], HELD)))
             restore(namespace)
@@ -226,6 +256,11 @@ def main() -> None:
           f"removed, {stores[0]['held']} held, in {store_seconds:.2f} s = {store_rate:,.0f} "
           "rows/s")
     print(f"  store / raw DELETE: {store_rate / raw_rate:.2f}")
+    print(f"  pages holding the rows: raw DELETE {statistics.median(r['pages'] for r in raws):,.0f}"
+          f", store {statistics.median(s['pages'] for s in stores):,.0f}; WAL written (the "
+          f"server's, after a CHECKPOINT): raw DELETE "
+          f"{statistics.median(r['wal_mb'] for r in raws):,.0f} MB, store "
+          f"{statistics.median(s['wal_mb'] for s in stores):,.0f} MB")
     print(f"  a writer in the same namespace: median {median_before:.1f} ms a write before, "
           f"worst {worst:.1f} ms during the store's erasures "
           f"({sum(s['writes_during'] for s in stores)} writes); worst during the raw DELETEs "

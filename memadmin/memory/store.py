@@ -828,7 +828,8 @@ class LocalProvider(c.Provider):
                                   "provider": self._provider_pk, "batch": ERASE_BATCH}
         announce = events.wants_deletions(namespaces)
         shape = self._ERASE_ROWS if announce else self._ERASE_COUNTS
-        progress = {"scope": scope, "op_hash": op_hash, "req_hash": req_hash}
+        progress = {"scope": scope, "op_hash": op_hash, "req_hash": req_hash,
+                    "wal_compression": self._erase_wal_compression(bound)}
         for skip in ("SKIP LOCKED", ""):
             if skip == "" and not (free_ns and self._unheld_left(params, bound)):
                 break  # nothing was skipped: no need to wait for anyone
@@ -846,6 +847,26 @@ class LocalProvider(c.Provider):
             result = c.ForgetResult(removed=removed, held=held)
             self._remember_progress(scope, op_hash, req_hash, result.__dict__)
         return result
+
+    def _erase_wal_compression(self, bound: c.Deadline) -> str | None:
+        """The ``wal_compression`` an erasure's batches turn on: lz4 (else zstd) when the
+        server has it off and the role may set it (a superuser, or ``GRANT SET ON PARAMETER
+        wal_compression``); None (the server's setting stays) otherwise.
+
+        After a checkpoint, the first change to a page writes an image of the whole page to
+        the WAL: a batch writes one per page it touches (its row locks do), nearly all of its
+        WAL, ~75 MB for 20,000 items spread over a million. Every other writer of the server
+        waits behind that WAL at the disk's pace -- its records find the WAL buffers full,
+        its commit flushes the batch's WAL first -- for 100-400 ms at a time (issue #18).
+        Compressed, a third less to write (lz4; zstd halves it at three times the CPU)."""
+        with self._bounded(bound), connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT (SELECT m FROM pg_settings s, unnest(s.enumvals) AS m "
+                "WHERE s.name = 'wal_compression' AND s.setting = 'off' "
+                "AND has_parameter_privilege('wal_compression', 'SET') "
+                "AND m IN ('lz4', 'zstd') ORDER BY m LIMIT 1)")
+            method = cursor.fetchone()[0]
+            return str(method) if method else None
 
     def _unheld_left(self, params: dict[str, Any], bound: c.Deadline) -> bool:
         """Whether a row of the subject that no freeze holds is still there (a writer had it
@@ -866,14 +887,20 @@ class LocalProvider(c.Provider):
         own (the caller has none) the foreign keys are checked by the delete itself, and the
         commit does not wait for the WAL to reach the disk: the writers waiting on the
         namespace's counter row are let go at once, and the durable commit of the final
-        answer (``_forget_subject``) flushes every batch before it."""
+        answer (``_forget_subject``) flushes every batch before it. Its WAL is compressed
+        when it may be (``_erase_wal_compression``)."""
         own_transaction = not connection.in_atomic_block
         with self._bounded(bound), connection.cursor() as cursor:
             if own_transaction:
                 # one command per statement: bounded statements run in a pipeline, where a
                 # statement is prepared and may hold only one command
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-                cursor.execute("SET LOCAL synchronous_commit = off")
+                if progress["wal_compression"]:  # see _erase_wal_compression
+                    cursor.execute("SELECT set_config('synchronous_commit', 'off', true), "
+                                   "set_config('wal_compression', %s, true)",
+                                   [progress["wal_compression"]])
+                else:
+                    cursor.execute("SET LOCAL synchronous_commit = off")
             cursor.execute(statement, params)
             per_namespace = cursor.fetchall()
             if announce:

@@ -240,3 +240,41 @@ class TestCutShort:
         assert not MemoryItem.objects.filter(data_subject_id=SUBJECT).exclude(
             key__in=["jane-held", "jane-other-ns", "jane-other-ns-2"]).exists()
         counters_match_a_recount(world["namespaces"])
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("small_batches")
+class TestWal:
+    def test_each_batch_writes_its_wal_compressed_when_the_role_may(self, world) -> None:
+        # After a checkpoint, a batch's WAL is mostly one image of each page it touches; every
+        # other writer of the server waits behind it (issue #18): the batches compress it.
+        # The setting is read inside each batch's own transaction, after its delete.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT current_setting('wal_compression'), "
+                "has_parameter_privilege('wal_compression', 'SET'), "
+                "(SELECT enumvals FROM pg_settings WHERE name = 'wal_compression')")
+            server, may, methods = cursor.fetchone()
+        seen: list[tuple[str, bool]] = []
+
+        def after_each_delete(execute, sql, params, many, context):
+            result = execute(sql, params, many, context)
+            if "DELETE FROM memory_memoryitem" in sql:
+                raw = context["connection"].connection
+                seen.append((raw.execute("SELECT current_setting('wal_compression')")
+                             .fetchone()[0], context["connection"].in_atomic_block))
+            return result
+
+        with connection.execute_wrapper(after_each_delete):
+            result = forget(world)
+
+        assert result == c.ForgetResult(removed=7, held=3)
+        assert len(seen) >= 4 and all(in_batch for _, in_batch in seen)  # batches of 2
+        if server == "off" and may and {"lz4", "zstd"} & set(methods):
+            assert {setting for setting, _ in seen} <= {"lz4", "zstd"}
+            assert len({setting for setting, _ in seen}) == 1
+        else:  # not allowed to (or nothing to) change: the server's setting, no error
+            assert {setting for setting, _ in seen} == {server}
+        with connection.cursor() as cursor:  # set for the batches' transactions only
+            cursor.execute("SELECT current_setting('wal_compression')")
+            assert cursor.fetchone()[0] == server
