@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils import timezone
 
 from memadmin.events import services as events
+from memadmin.providers.contract import source_label
 from memadmin.quarantine.models import QuarantineAllow, QuarantineEntry
 
 if TYPE_CHECKING:
@@ -86,6 +87,29 @@ def record(*, item: Any, verdict: Verdict | None, previous: str, provider_id: An
         content_hash=digest,
     )
     events.item_quarantine(item, state="pending", actor="scanner", rules=verdict.rules)
+
+
+def record_created(*, items: Sequence[Any], verdicts: Sequence[Verdict | None],
+                   provider_id: Any, workspace_id: Any, namespace: Any) -> None:
+    """``record`` for items just created in ``namespace`` (no earlier version, so nothing to
+    supersede), many at once: the flagged ones' pending entries in one INSERT and their
+    ``item.quarantined`` events queued together. ``items`` need ``id``, ``namespace_id``,
+    ``tier``, ``key``, ``revision`` and ``content``; ``verdicts`` are ``assess``'s (None:
+    nothing to hold)."""
+    flagged = [(item, verdict) for item, verdict in zip(items, verdicts, strict=True)
+               if verdict is not None]
+    if not flagged:
+        return
+    QuarantineEntry.objects.bulk_create([
+        QuarantineEntry(
+            workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
+            item_id=item.id, item_ref=str(item.id),
+            label=source_label(item.tier, item.key)[:300], rule_ids=list(verdict.rules),
+            spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
+            content_hash=content_hash(item.content))
+        for item, verdict in flagged])
+    events.items_quarantined([(item, verdict.rules) for item, verdict in flagged],
+                             namespace=namespace, actor="scanner")
 
 
 def state_set(*, item: Any, state: str, provider_id: Any, workspace_id: Any, label: str) -> None:
