@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import uuid
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.utils import timezone
 
 from memadmin.audit.services import Actor, audit_event_create
@@ -22,8 +24,9 @@ from memadmin.lib.bounded import OutOfTime, is_timeout, statements_within
 from memadmin.memory.store import BatchEntry, LocalProvider
 from memadmin.providers import contract as c
 from memadmin.providers import wire, wire_schema
+from memadmin.providers.models import ProviderConfig
 from memadmin.providers.registry import provider_for
-from memadmin.workspaces.models import Namespace
+from memadmin.workspaces.models import Namespace, Resource
 
 MAX_DEADLINE = 30.0
 #: Time kept back from ``deadlineAt`` for the answer to reach the caller: 50 ms, or a tenth of
@@ -107,10 +110,7 @@ class Request:
                 raise c.Forbidden("this token does not reach that partition")
         else:
             partitions = self.body["scope"]["partitions"]
-        found = list(Namespace.objects.filter(
-            partition_key__in=set(partitions), resource__workspace=self.caller.workspace,
-            resource__provider__kind="local", resource__provider__enabled=True,
-        ).select_related("resource__provider"))
+        found = _reachable(sorted(set(partitions)), self.caller.workspace.pk)
         if len(found) != len(set(partitions)):
             # Partitions of other workspaces look exactly like unknown ones. An admin scope
             # answers what the store itself answers for an unknown partition (not_found), so a
@@ -122,6 +122,62 @@ class Request:
         if len({ns.resource.provider_id for ns in found}) != 1:
             raise c.InvalidRequest("a scope must stay within one provider")
         return found
+
+
+_PARTITION = "\x00partition"  # placeholders of the compiled lookup, replaced on every call
+_WORKSPACE = uuid.UUID(int=0)
+#: The columns of a namespace row: the namespace's, then its resource's and its provider's.
+_NAMESPACE_FIELDS = [f.attname for f in Namespace._meta.concrete_fields]
+_RESOURCE_FIELDS = [f.attname for f in Resource._meta.concrete_fields]
+_PROVIDER_FIELDS = [f.attname for f in ProviderConfig._meta.concrete_fields]
+
+
+def _reachable_queryset(partitions: Sequence[str], workspace_id: Any) -> Any:
+    return Namespace.objects.filter(
+        partition_key__in=partitions, resource__workspace_id=workspace_id,
+        resource__provider__kind="local", resource__provider__enabled=True,
+    ).select_related("resource__provider")
+
+
+@functools.cache
+def _reachable_sql(count: int) -> tuple[str, tuple[Any, ...], dict[int, Any]]:
+    """The lookup of ``count`` partitions, compiled by the ORM once a process per count (its
+    rules stay the queryset's), and the converters its columns take (JSON, encrypted text);
+    the partitions and the workspace are bound on every call."""
+    names = [f"{_PARTITION}{n}" for n in range(count)]
+    compiler = _reachable_queryset(names, _WORKSPACE).query.get_compiler("default")
+    sql, params = compiler.as_sql()
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    expected = len(_NAMESPACE_FIELDS) + len(_RESOURCE_FIELDS) + len(_PROVIDER_FIELDS)
+    if (set(names) | {_WORKSPACE}) - set(params) or len(compiler.select) != expected:
+        raise RuntimeError(  # pragma: no cover - a changed rule or model
+            "the namespace lookup no longer takes the partitions and the workspace")
+    return sql, tuple(params), converters
+
+
+def _reachable(partitions: list[str], workspace_id: Any) -> list[Namespace]:
+    """The enabled built-in store's namespaces of the workspace among ``partitions``, each with
+    its resource and provider: what ``_reachable_queryset`` finds, without compiling it."""
+    sql, template, converters = _reachable_sql(len(partitions))
+    values = {f"{_PARTITION}{n}": p for n, p in enumerate(partitions)}
+    params = [values.get(p, p) if isinstance(p, str) else workspace_id if p == _WORKSPACE
+              else p for p in template]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [list(row) for row in cursor.fetchall()]
+    found = []
+    first, second = len(_NAMESPACE_FIELDS), len(_NAMESPACE_FIELDS) + len(_RESOURCE_FIELDS)
+    for row in rows:
+        for index, (functions, expression) in converters.items():
+            for function in functions:
+                row[index] = function(row[index], expression, connection)
+        namespace = Namespace.from_db("default", _NAMESPACE_FIELDS, row[:first])
+        resource = Resource.from_db("default", _RESOURCE_FIELDS, row[first:second])
+        provider = ProviderConfig.from_db("default", _PROVIDER_FIELDS, row[second:])
+        Resource._meta.get_field("provider").set_cached_value(resource, provider)
+        Namespace._meta.get_field("resource").set_cached_value(namespace, resource)
+        found.append(namespace)
+    return found
 
 
 def request_deadline(body: Any) -> c.Deadline:
