@@ -139,11 +139,12 @@ def _reachable_queryset(partitions: Sequence[str], workspace_id: Any) -> Any:
     ).select_related("resource__provider")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _reachable_sql(count: int) -> tuple[str, tuple[Any, ...], dict[int, Any]]:
     """The lookup of ``count`` partitions, compiled by the ORM once a process per count (its
-    rules stay the queryset's), and the converters its columns take (JSON, encrypted text);
-    the partitions and the workspace are bound on every call."""
+    rules stay the queryset's; the latest 64 counts are kept, an agent always names one), and
+    the converters its columns take (JSON, encrypted text); the partitions and the workspace
+    are bound on every call."""
     names = [f"{_PARTITION}{n}" for n in range(count)]
     compiler = _reachable_queryset(names, _WORKSPACE).query.get_compiler("default")
     sql, params = compiler.as_sql()
