@@ -228,8 +228,8 @@ def main() -> None:
         server, database = cpu_ms[key]
         if server + database > 0:
             print(f"CPU per {BATCH}-item request ({key}): web server {server:.1f} ms (the "
-                  f"scanner alone {scanner_cpu_ms:.1f} ms of it), its database backends "
-                  f"{database:.1f} ms (load moves these far less than wall time)")
+                  f"scanner over the same texts takes {scanner_cpu_ms:.1f} ms), its database "
+                  f"backends {database:.1f} ms (load moves these far less than wall time)")
     print(f"schema check per request: {check_batch_us:,.0f} us for a {BATCH}-item batch "
           f"({check_batch_us / BATCH:.1f} us an item), {check_small_us:,.0f} us for a recall")
     record("endpoint_batch", f"endpoint batch writes ({BATCH} per request), scanner on",
