@@ -15,7 +15,9 @@ share of a batch shows), and what the schema check costs a request:
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import json
+import os
 import time
 import uuid
 
@@ -43,6 +45,35 @@ def text(n: int) -> str:
     w = WORDS
     return (f"Fact {n}: the {w[n % 12]} {w[(n * 5) % 12]} for customer {1000 + n} is "
             f"{n % 97} EUR, agreed on day {n % 28} with the {w[(n * 7) % 12]} team.")
+
+
+def on_cpu_ns(pids: list[int]) -> int:
+    """Nanoseconds on CPU of every thread of these processes so far (Linux schedstat; 0
+    elsewhere): CPU per request does not move with the machine's load as wall time does."""
+    total = 0
+    for pid in pids:
+        for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+            try:
+                with open(path) as stat:
+                    total += int(stat.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
+
+
+def server_pids(base: str) -> list[int]:
+    """The processes of the web server bound to ``base``'s port."""
+    bind = base.removeprefix("http://")
+    found = []
+    for path in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            with open(path, "rb") as cmdline:
+                argv = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if bind in argv:
+            found.append(int(path.split("/")[2]))
+    return found
 
 
 def body(operation: str, partition: str, **fields: object) -> bytes:
@@ -79,6 +110,7 @@ def main() -> None:
                                     name="bench")
         texts = [text(n) for n in range(BATCH * BATCHES)]
         figures: dict[str, float] = {}
+        cpu_ms: dict[str, tuple[float, float]] = {}  # path -> (server, database) per request
         with served_project(db) as base, httpx.Client(
                 base_url=base, headers={"Authorization": f"Bearer {token}",
                                         "Content-Type": "application/json"},
@@ -97,19 +129,31 @@ def main() -> None:
                 except httpx.TransportError:
                     time.sleep(0.1)
             chunks = [texts[i:i + BATCH] for i in range(0, len(texts), BATCH)]
+            web = server_pids(base)
+            backends = [row[0] for row in psycopg.connect(database_url(db), autocommit=True)
+                        .execute("SELECT pid FROM pg_stat_activity WHERE datname = "
+                                 "current_database() AND backend_type = 'client backend' "
+                                 "AND pid <> pg_backend_pid()")]
+
+            def cpu_since(start: tuple[int, int]) -> tuple[float, float]:
+                return ((on_cpu_ns(web) - start[0]) / 1e6 / len(chunks),
+                        (on_cpu_ns(backends) - start[1]) / 1e6 / len(chunks))
+
             # Bodies are built as they are sent: each carries its own deadline (30 s ahead).
             bodies = (body("tool", names["batch"].partition_key, tool="remember",
                            batch=[{"fact": t} for t in chunk]) for chunk in chunks)
-            started = time.perf_counter()
+            cpu0, started = (on_cpu_ns(web), on_cpu_ns(backends)), time.perf_counter()
             held = sum(int(post(raw)["result"]["quarantined"]) for raw in bodies)  # type: ignore[index, call-overload]
             figures["batch"] = len(texts) / (time.perf_counter() - started)
+            cpu_ms["batch"] = cpu_since(cpu0)
             bodies = (body("observe", names["observe"].partition_key,
                            turns=[{"role": "user" if i % 2 else "assistant", "text": t}
                                   for i, t in enumerate(chunk)]) for chunk in chunks)
-            started = time.perf_counter()
+            cpu0, started = (on_cpu_ns(web), on_cpu_ns(backends)), time.perf_counter()
             for raw in bodies:
                 post(raw)
             figures["observe"] = len(texts) / (time.perf_counter() - started)
+            cpu_ms["observe"] = cpu_since(cpu0)
             singles = (body("tool", names["single"].partition_key, tool="remember",
                             arguments={"fact": t}) for t in texts[:SINGLES])
             started = time.perf_counter()
@@ -142,9 +186,10 @@ def main() -> None:
                     conn.execute(insert.split(" VALUES ")[0] + " VALUES " + values, params)
             figures["raw_multi"] = len(texts) / (time.perf_counter() - started)
 
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         flagged = sum(scan(t).flagged for t in texts)
         figures["scanner"] = len(texts) / (time.perf_counter() - started)
+        scanner_cpu_ms = (time.process_time() - cpu_started) / len(chunks) * 1000
 
         sample = json.loads(body("tool", names["batch"].partition_key, tool="remember",
                                  batch=[{"fact": t} for t in texts[:BATCH]]))
@@ -164,8 +209,6 @@ def main() -> None:
             assert wire_schema.problem(small, "RecallRequest") is None
         check_small_us = (time.perf_counter() - started) / (rounds * 20) * 1e6
 
-    import os
-
     print(f"agent writes through the endpoint, {len(texts):,} texts (~120 bytes, "
           f"{flagged} of them injections), scanner on; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -181,6 +224,12 @@ def main() -> None:
               f"{figures[key] / figures['raw_multi']:>13.2f}"
               f"{figures[key] / figures['scanner']:>11.2f}")
     print(f"quarantined by the batch path: {held} (scanner flags {flagged})")
+    for key in ("batch", "observe"):
+        server, database = cpu_ms[key]
+        if server + database > 0:
+            print(f"CPU per {BATCH}-item request ({key}): web server {server:.1f} ms (the "
+                  f"scanner over the same texts takes {scanner_cpu_ms:.1f} ms), its database "
+                  f"backends {database:.1f} ms (load moves these far less than wall time)")
     print(f"schema check per request: {check_batch_us:,.0f} us for a {BATCH}-item batch "
           f"({check_batch_us / BATCH:.1f} us an item), {check_small_us:,.0f} us for a recall")
     record("endpoint_batch", f"endpoint batch writes ({BATCH} per request), scanner on",
@@ -197,6 +246,11 @@ def main() -> None:
            "items/s")
     record("endpoint_batch", "batch / scanner alone", round(figures["batch"]
                                                             / figures["scanner"], 2), "ratio")
+    for key in ("batch", "observe"):
+        record("endpoint_batch", f"CPU per {key} request, web server", round(cpu_ms[key][0], 1),
+               "ms")
+        record("endpoint_batch", f"CPU per {key} request, database backends",
+               round(cpu_ms[key][1], 1), "ms")
     record("endpoint_batch", "schema check of a batch request", round(check_batch_us),
            "us")
     record("endpoint_batch", "schema check of a recall request", round(check_small_us, 1),

@@ -237,6 +237,20 @@ def item_quarantine(item: Any, *, state: str, actor: str, rules: Sequence[str] =
         "rules": list(rules), "actor": actor}])
 
 
+def items_quarantined(items: Sequence[tuple[Any, Sequence[str]]], *, namespace: Any,
+                      actor: str) -> None:
+    """``item_quarantine`` (state ``pending``) for many items of ``namespace`` held by one batch
+    write, each with its rules: the subscribers looked up once, every event queued together."""
+    workspace_id = namespace.resource.workspace_id
+    endpoints = _subscribers(workspace_id, "item.quarantined") if items else []
+    if not endpoints:
+        return
+    _queue(workspace_id, "item.quarantined", [{
+        **_where(namespace), "item": str(item.id), "tier": item.tier,
+        "revision": item.revision, "content_sha256": _sha256(item.content),
+        "rules": list(rules), "actor": actor} for item, rules in items], endpoints)
+
+
 def item_released(*, workspace: Any, namespace: Any, item_ref: str, content_hash: str,
                   actor: str) -> None:
     """``item.released`` from a review decision (the reviewer named, the item by reference)."""

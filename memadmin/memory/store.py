@@ -29,7 +29,6 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import CharField, Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Cast, Collate
 from django.utils import timezone
-from psycopg.types.json import Jsonb
 
 from memadmin.events import services as events
 from memadmin.gdpr.models import Tombstone
@@ -275,39 +274,65 @@ def _per_namespace(rows: list[tuple[Any, ...]]) -> list[tuple[Any, int, int]]:
     return [(ns, n, size) for ns, (n, size) in totals.items()]
 
 
-#: One statement for a whole batch: a parameter per column (arrays unnested together), so
-#: the statement text and its parameters do not grow with the batch.
-_INSERT_FACTS = (
-    "INSERT INTO memory_memoryitem (id, namespace_id, tier, key, content, bytes, revision, "
-    "data_subject_id, quarantine_state, updated_by, created_at, updated_at, pii_types, "
-    "pii_spans, pii_keys) "
-    "SELECT r.id, %s, 'facts', r.key, r.content, r.bytes, 1, r.subject, r.state, %s, %s, %s, "
-    "ARRAY(SELECT jsonb_array_elements_text(r.types)), r.spans, "
-    "ARRAY(SELECT jsonb_array_elements_text(r.keys)) "
-    "FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::int[], %s::text[], %s::text[], "
-    "%s::jsonb[], %s::jsonb[], %s::jsonb[]) "
-    "AS r(id, key, content, bytes, subject, state, types, spans, keys)"
+@dataclasses.dataclass(slots=True)
+class _Fact:
+    """A new ``facts`` row of ``retain_many``: what its events, review entry and answer need
+    (no model instance per row; the row itself is written by ``_WRITE_FACTS``)."""
+
+    id: uuid.UUID
+    namespace_id: uuid.UUID
+    key: str
+    content: str
+    bytes: int
+    quarantine_state: str
+    tier: str = "facts"
+    revision: int = 1
+
+
+#: The idempotency record of a write (``_remember``); answers its id, none when a live record
+#: of the same operation is there (applied concurrently).
+_REMEMBER = (
+    "INSERT INTO memory_operationrecord (scope_key, operation_hash, request_hash, response, "
+    "created_at, expires_at) VALUES (%(scope_key)s, %(op_hash)s, %(req_hash)s, %(response)s, "
+    "%(now)s, %(expires)s) "
+    "ON CONFLICT (scope_key, operation_hash) DO UPDATE SET "
+    "request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, "
+    "created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at "
+    "WHERE memory_operationrecord.expires_at <= EXCLUDED.created_at RETURNING id"
+)
+
+#: A whole batch in one statement: the new rows (one JSON parameter, so neither the statement
+#: nor its parameters grow with the batch), the namespace counter and the operation record;
+#: it answers whether the counter row and the record were written.
+_WRITE_FACTS = (
+    "WITH item AS (INSERT INTO memory_memoryitem (id, namespace_id, tier, key, "  # noqa: S608
+    "content, bytes, revision, data_subject_id, quarantine_state, updated_by, created_at, "
+    "updated_at, pii_types, pii_spans, pii_keys) "
+    "SELECT r.id, %(namespace)s, 'facts', r.key, r.content, r.bytes, 1, r.subject, r.state, "
+    "%(actor)s, %(now)s, %(now)s, r.types, r.spans, r.keys "
+    "FROM jsonb_to_recordset(%(rows)s::jsonb) AS r(id uuid, key text, content text, "
+    "bytes int, subject text, state text, types varchar(16)[], spans jsonb, "
+    "keys varchar(80)[])), "
+    "counter AS (UPDATE memory_namespacecounter SET items = items + %(items)s, "
+    "bytes = bytes + %(bytes)s, version = version + 1 WHERE namespace_id = %(namespace)s "
+    "RETURNING 1), "
+    "operation AS (" + _REMEMBER + ") "
+    "SELECT EXISTS (SELECT FROM counter), EXISTS (SELECT FROM operation)"
+)
+
+#: What a batch checks before it writes, in one statement: the live idempotency record of its
+#: operation (request hash and answer) and the oldest freeze holding its namespace.
+_BATCH_CHECKS = (
+    "SELECT o.request_hash, o.response::text, f.id FROM (SELECT 1) AS one "
+    "LEFT JOIN memory_operationrecord o ON o.scope_key = %(scope_key)s "
+    "AND o.operation_hash = %(op_hash)s AND o.expires_at > %(now)s "
+    "LEFT JOIN LATERAL (SELECT id FROM memory_freeze WHERE lifted_at IS NULL AND "
+    "((level = 'namespace' AND namespace_id = %(namespace)s) OR "
+    "(level = 'resource' AND resource_id = %(resource)s)) ORDER BY created_at LIMIT 1) f ON true"
 )
 
 
-def _insert_facts(rows: Sequence[MemoryItem]) -> None:
-    """Insert new ``facts`` rows of one namespace, written by one actor at one moment (what
-    ``retain_many`` builds), in one statement; the rows keep their Python-side ids."""
-    first = rows[0]
-    with connection.cursor() as cursor:
-        cursor.execute(_INSERT_FACTS, [
-            first.namespace_id, first.updated_by, first.created_at, first.updated_at,
-            [r.id for r in rows], [r.key for r in rows], [r.content for r in rows],
-            [r.bytes for r in rows], [r.data_subject_id for r in rows],
-            [r.quarantine_state for r in rows], [Jsonb(list(r.pii_types)) for r in rows],
-            [None if r.pii_spans is None else Jsonb(r.pii_spans) for r in rows],
-            [Jsonb(list(r.pii_keys)) for r in rows],
-        ])
-    for row in rows:
-        row._state.adding = False
-
-
-def _written(item: MemoryItem, verdict: Any) -> c.RetainResult:
+def _written(item: MemoryItem | _Fact, verdict: Any) -> c.RetainResult:
     """The result of a write; ``verdict`` is the scanner's (None when the content is clean)."""
     return c.RetainResult(id=str(item.id), bytes=item.bytes, revision=item.revision,
                           quarantined=item.quarantine_state == "pending",
@@ -456,20 +481,17 @@ class LocalProvider(c.Provider):
 
     def _remember(self, scope: c.Scope, op_hash: str, req_hash: str,
                   response: dict[str, Any]) -> None:
-        now = timezone.now()
         with connection.cursor() as cursor:
-            cursor.execute(
-                "INSERT INTO memory_operationrecord (scope_key, operation_hash, request_hash, "
-                "response, created_at, expires_at) VALUES (%s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (scope_key, operation_hash) DO UPDATE SET "
-                "request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, "
-                "created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at "
-                "WHERE memory_operationrecord.expires_at <= EXCLUDED.created_at RETURNING id",
-                [self._scope_key(scope), op_hash, req_hash, json.dumps(response), now,
-                 now + OPERATION_RETENTION],
-            )
+            cursor.execute(_REMEMBER, self._record_params(scope, op_hash, req_hash, response,
+                                                          timezone.now()))
             if cursor.fetchone() is None:
                 raise c.Conflict("the same operationId is being applied concurrently")
+
+    def _record_params(self, scope: c.Scope, op_hash: str, req_hash: str,
+                       response: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+        return {"scope_key": self._scope_key(scope), "op_hash": op_hash, "req_hash": req_hash,
+                "response": json.dumps(response), "now": now,
+                "expires": now + OPERATION_RETENTION}
 
     # -- health and capabilities ------------------------------------------------------------
 
@@ -1499,14 +1521,22 @@ class LocalProvider(c.Provider):
         scanned = [scan(e.content) for e in checked]
         with self._bounded(bound), events.subscribers_cached():
             namespace = self._namespaces(scope)[partition]
-            op_hash, req_hash, replay = self._replay(scope, operation_id, request)
-            if replay is not None:
-                return [c.RetainResult.from_dict(r) for r in replay["results"]]
+            now = timezone.now()
+            op_hash = hashlib.sha256(operation_id.encode()).hexdigest()
+            req_hash = hashlib.sha256(canonical_json(request)).hexdigest()
+            with connection.cursor() as cursor:
+                cursor.execute(_BATCH_CHECKS, {
+                    "scope_key": self._scope_key(scope), "op_hash": op_hash, "now": now,
+                    "namespace": namespace.id, "resource": namespace.resource_id})
+                recorded_hash, recorded, freeze_id = cursor.fetchone()
+            if recorded_hash is not None:
+                if recorded_hash != req_hash:
+                    raise c.IdempotencyMismatch("this operationId was used with another request")
+                return [c.RetainResult.from_dict(r) for r in json.loads(recorded)["results"]]
             for subject in sorted({e.data_subject_id for e in checked if e.data_subject_id}):
                 self._check_tombstone(namespace, subject)
-            freeze = self._frozen_namespaces([namespace]).get(namespace.id)
-            if freeze is not None:
-                raise self._frozen_error(freeze)
+            if freeze_id is not None:
+                raise self._frozen_error(Freeze.objects.get(pk=freeze_id))
             # Personal data and secrets, as every write (``_create``): refused, or secrets
             # redacted before anything is stored; a redacted entry is scanned as stored.
             screened = []
@@ -1531,26 +1561,32 @@ class LocalProvider(c.Provider):
             # The allow-list read once for every flagged entry (none when all are clean).
             verdicts = screening.assess_scanned([e.content for e in checked], scanned,
                                                 workspace_id)
-            now = timezone.now()
-            rows = [
-                MemoryItem(namespace=namespace, tier="facts",
-                           key=f"{e.key_prefix}{secrets.token_hex(8)}", content=e.content,
-                           bytes=size, revision=1, data_subject_id=e.data_subject_id,
-                           updated_by=actor[:200], created_at=now, updated_at=now,
-                           quarantine_state=screening.state_after(verdict, "clear"),
-                           pii_types=pii.types, pii_spans=pii.spans, pii_keys=pii.keys)
-                for e, size, verdict, pii in zip(checked, sizes, verdicts, screened, strict=True)
-            ]
-            _insert_facts(rows)
-            events.items_created(rows, namespace=namespace, actor=actor[:200])
-            for row, verdict in zip(rows, verdicts, strict=True):
-                if verdict is not None:
-                    self._screened(row, verdict, "clear", namespace)
-            self._bump(namespace.id, len(rows), sum(sizes))
+            rows = [_Fact(id=uuid.uuid4(), namespace_id=namespace.id,
+                          key=f"{e.key_prefix}{secrets.token_hex(8)}", content=e.content,
+                          bytes=size, quarantine_state=screening.state_after(verdict, "clear"))
+                    for e, size, verdict in zip(checked, sizes, verdicts, strict=True)]
             results = [_written(row, verdict) for row, verdict in zip(rows, verdicts,
                                                                         strict=True)]
-            self._remember(scope, op_hash, req_hash,
-                           {"results": [r.to_dict() for r in results]})
+            table = orjson.dumps([
+                {"id": row.id, "key": row.key, "content": row.content, "bytes": row.bytes,
+                 "subject": e.data_subject_id, "state": row.quarantine_state,
+                 "types": pii.types, "spans": pii.spans, "keys": pii.keys}
+                for row, e, pii in zip(rows, checked, screened, strict=True)]).decode()
+            with connection.cursor() as cursor:
+                cursor.execute(_WRITE_FACTS, {
+                    "namespace": namespace.id, "actor": actor[:200], "rows": table,
+                    "items": len(rows), "bytes": sum(sizes),
+                    **self._record_params(scope, op_hash, req_hash,
+                                          {"results": [r.to_dict() for r in results]}, now)})
+                counted, recorded_now = cursor.fetchone()
+            if not recorded_now:
+                raise c.Conflict("the same operationId is being applied concurrently")
+            if not counted:  # the namespace has no counter row yet
+                self._bump(namespace.id, len(rows), sum(sizes))
+            events.items_created(rows, namespace=namespace, actor=actor[:200])
+            screening.record_created(items=rows, verdicts=verdicts,
+                                     provider_id=self.settings.id, workspace_id=workspace_id,
+                                     namespace=namespace)
         return results
 
     def notes_containing(self, substring: str, *, scope: c.Scope, deadline: float,

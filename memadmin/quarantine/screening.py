@@ -12,9 +12,11 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from django.db import connection
 from django.utils import timezone
 
 from memadmin.events import services as events
+from memadmin.providers.contract import source_label
 from memadmin.quarantine.models import QuarantineAllow, QuarantineEntry
 
 if TYPE_CHECKING:
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_ALLOWED = (f'SELECT content_hash FROM "{QuarantineAllow._meta.db_table}" '  # noqa: S608
+            "WHERE workspace_id = %s AND content_hash = ANY(%s)")
 
 
 def assess(content: str, workspace_id: Any) -> Verdict | None:
@@ -41,9 +47,11 @@ def assess_scanned(contents: Sequence[str], verdicts: Sequence[Verdict],
     allow-list is read once, for the flagged ones only."""
     hashes = {index: content_hash(content) for index, (content, verdict)
               in enumerate(zip(contents, verdicts, strict=True)) if verdict.flagged}
-    allowed = set(QuarantineAllow.objects.filter(
-        workspace_id=workspace_id, content_hash__in=set(hashes.values()),
-    ).values_list("content_hash", flat=True)) if hashes else set()
+    allowed: set[str] = set()
+    if hashes:  # one statement with the hashes as one array (no ORM compiling on a write)
+        with connection.cursor() as cursor:
+            cursor.execute(_ALLOWED, [workspace_id, sorted(set(hashes.values()))])
+            allowed = {row[0] for row in cursor.fetchall()}
     return [verdict if index in hashes and hashes[index] not in allowed else None
             for index, verdict in enumerate(verdicts)]
 
@@ -86,6 +94,29 @@ def record(*, item: Any, verdict: Verdict | None, previous: str, provider_id: An
         content_hash=digest,
     )
     events.item_quarantine(item, state="pending", actor="scanner", rules=verdict.rules)
+
+
+def record_created(*, items: Sequence[Any], verdicts: Sequence[Verdict | None],
+                   provider_id: Any, workspace_id: Any, namespace: Any) -> None:
+    """``record`` for items just created in ``namespace`` (no earlier version, so nothing to
+    supersede), many at once: the flagged ones' pending entries in one INSERT and their
+    ``item.quarantined`` events queued together. ``items`` need ``id``, ``namespace_id``,
+    ``tier``, ``key``, ``revision`` and ``content``; ``verdicts`` are ``assess``'s (None:
+    nothing to hold)."""
+    flagged = [(item, verdict) for item, verdict in zip(items, verdicts, strict=True)
+               if verdict is not None]
+    if not flagged:
+        return
+    QuarantineEntry.objects.bulk_create([
+        QuarantineEntry(
+            workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
+            item_id=item.id, item_ref=str(item.id),
+            label=source_label(item.tier, item.key)[:300], rule_ids=list(verdict.rules),
+            spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
+            content_hash=content_hash(item.content))
+        for item, verdict in flagged])
+    events.items_quarantined([(item, verdict.rules) for item, verdict in flagged],
+                             namespace=namespace, actor="scanner")
 
 
 def state_set(*, item: Any, state: str, provider_id: Any, workspace_id: Any, label: str) -> None:
