@@ -57,7 +57,7 @@ def on_cpu_ns(pids: list[int]) -> int:
                 with open(path) as stat:
                     total += int(stat.read().split()[0])
             except (OSError, ValueError, IndexError):
-                pass
+                continue  # a thread that ended between the listing and the read
     return total
 
 

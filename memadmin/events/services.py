@@ -231,10 +231,15 @@ def item_quarantine(item: Any, *, state: str, actor: str, rules: Sequence[str] =
     workspace_id = namespace.resource.workspace_id
     if not _subscribers(workspace_id, event_type):
         return
-    _queue(workspace_id, event_type, [{
-        **_where(namespace), "item": str(item.id), "tier": item.tier,
-        "revision": item.revision, "content_sha256": _sha256(item.content),
-        "rules": list(rules), "actor": actor}])
+    _queue(workspace_id, event_type, [_held_item(namespace, item, rules, actor)])
+
+
+def _held_item(namespace: Any, item: Any, rules: Sequence[str], actor: str) -> dict[str, Any]:
+    """The payload of ``item.quarantined`` / ``item.released`` for a scanned item (its
+    content's hash, never the content)."""
+    return {**_where(namespace), "item": str(item.id), "tier": item.tier,
+            "revision": item.revision, "content_sha256": _sha256(item.content),
+            "rules": list(rules), "actor": actor}
 
 
 def items_quarantined(items: Sequence[tuple[Any, Sequence[str]]], *, namespace: Any,
@@ -245,10 +250,8 @@ def items_quarantined(items: Sequence[tuple[Any, Sequence[str]]], *, namespace: 
     endpoints = _subscribers(workspace_id, "item.quarantined") if items else []
     if not endpoints:
         return
-    _queue(workspace_id, "item.quarantined", [{
-        **_where(namespace), "item": str(item.id), "tier": item.tier,
-        "revision": item.revision, "content_sha256": _sha256(item.content),
-        "rules": list(rules), "actor": actor} for item, rules in items], endpoints)
+    _queue(workspace_id, "item.quarantined",
+           [_held_item(namespace, item, rules, actor) for item, rules in items], endpoints)
 
 
 def item_released(*, workspace: Any, namespace: Any, item_ref: str, content_hash: str,

@@ -914,15 +914,14 @@ class LocalProvider(c.Provider):
         own_transaction = not connection.in_atomic_block
         with self._bounded(bound), connection.cursor() as cursor:
             if own_transaction:
-                # one command per statement: bounded statements run in a pipeline, where a
-                # statement is prepared and may hold only one command
+                # two statements, each sent with its bounds in one pipelined round trip (a
+                # string of both would take a round trip of its own: lib/bounded.py)
                 cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                local = {"synchronous_commit": "off"}
                 if progress["wal_compression"]:  # see _erase_wal_compression
-                    cursor.execute("SELECT set_config('synchronous_commit', 'off', true), "
-                                   "set_config('wal_compression', %s, true)",
-                                   [progress["wal_compression"]])
-                else:
-                    cursor.execute("SET LOCAL synchronous_commit = off")
+                    local["wal_compression"] = progress["wal_compression"]
+                cursor.execute("SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(local)),
+                               [value for pair in local.items() for value in pair])
             cursor.execute(statement, params)
             per_namespace = cursor.fetchall()
             if announce:

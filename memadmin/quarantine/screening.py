@@ -87,13 +87,18 @@ def record(*, item: Any, verdict: Verdict | None, previous: str, provider_id: An
         open_rows.update(state="superseded", reviewed_at=timezone.now())
     if verdict is None or digest is None:
         return
-    QuarantineEntry.objects.create(
-        workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
-        item=item, item_ref=str(item.id), label=label[:300], rule_ids=list(verdict.rules),
-        spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
-        content_hash=digest,
-    )
+    _pending_entry(item, verdict, provider_id, workspace_id, label, digest).save()
     events.item_quarantine(item, state="pending", actor="scanner", rules=verdict.rules)
+
+
+def _pending_entry(item: Any, verdict: Verdict, provider_id: Any, workspace_id: Any,
+                   label: str, digest: str) -> QuarantineEntry:
+    """The (unsaved) pending review entry of a flagged item."""
+    return QuarantineEntry(
+        workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
+        item_id=item.id, item_ref=str(item.id), label=label[:300], rule_ids=list(verdict.rules),
+        spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
+        content_hash=digest)
 
 
 def record_created(*, items: Sequence[Any], verdicts: Sequence[Verdict | None],
@@ -108,12 +113,8 @@ def record_created(*, items: Sequence[Any], verdicts: Sequence[Verdict | None],
     if not flagged:
         return
     QuarantineEntry.objects.bulk_create([
-        QuarantineEntry(
-            workspace_id=workspace_id, provider_id=provider_id, namespace_id=item.namespace_id,
-            item_id=item.id, item_ref=str(item.id),
-            label=source_label(item.tier, item.key)[:300], rule_ids=list(verdict.rules),
-            spans=[list(span) for span in verdict.spans], ruleset_version=verdict.version,
-            content_hash=content_hash(item.content))
+        _pending_entry(item, verdict, provider_id, workspace_id,
+                       source_label(item.tier, item.key), content_hash(item.content))
         for item, verdict in flagged])
     events.items_quarantined([(item, verdict.rules) for item, verdict in flagged],
                              namespace=namespace, actor="scanner")
