@@ -39,7 +39,16 @@ def observe(config: Any, ok: bool, at: dt.datetime, latency_ms: float = 20.0,
 
 
 @pytest.fixture
-def outage(workspace):
+def noon():
+    """The clock at 12:00 UTC today, running, so "3 hours ago" is still today whenever the suite
+    runs (CI at 01:52 UTC put the outage's first check on yesterday's uptime bar)."""
+    at = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    with time_machine.travel(at, tick=True):
+        yield at
+
+
+@pytest.fixture
+def outage(workspace, noon):
     """ok, then down for 10 minutes from 2 hours ago with a first error, then ok again."""
     config = remote(workspace)
     now = timezone.now()
@@ -155,14 +164,17 @@ class TestMaintenance:
 
     def test_checks_inside_a_window_are_left_out_of_uptime(self, workspace) -> None:
         config = remote(workspace)
-        now = timezone.now()
+        # Noon UTC, so the window and both checks fall on the same UTC day whenever this runs
+        # (from midnight to 02:00 the window used to straddle yesterday).
+        now = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0)
         MaintenanceWindow.objects.create(workspace=workspace, provider=None, reason="upgrade",
                                          starts_at=now - dt.timedelta(hours=2),
                                          ends_at=now - dt.timedelta(hours=1))
         observe(config, False, now - dt.timedelta(minutes=90))  # inside: not counted
         observe(config, True, now - dt.timedelta(minutes=30))
 
-        today = history.uptime_days(config)[-1]
+        with time_machine.travel(now, tick=False):
+            today = history.uptime_days(config)[-1]
 
         assert (today.uptime, today.checks, today.maintenance_checks) == (100.0, 1, 1)
 
