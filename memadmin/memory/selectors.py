@@ -25,6 +25,9 @@ SEARCH_LIMIT = 20
 SEARCH_OVERHEAD = 0.5
 #: Counts shown on pages stop here: past it they read "10,000+" (or the planner's "≈ N").
 COUNT_CAP = 10_000
+#: Counts are always exact up to here; past it the planner's estimate, when it is above the
+#: cap, is shown instead of counting on: a term in every item reads 1,001 rows, not 10,001.
+EXACT_FLOOR = 1_000
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -83,16 +86,25 @@ class CappedCount:
 
 def capped_count(qs: QuerySet[Any], cap: int = COUNT_CAP, *,
                  estimate: bool = True) -> CappedCount:
-    """Count ``qs`` up to ``cap``: ``SELECT count(*) FROM (... LIMIT cap + 1)``, which stops
-    after cap + 1 matches (with the search term visible to the planner, a common term walks a
-    few thousand rows rather than collecting every match). Past the cap, the planner's row
-    estimate is kept when it is above the cap (``estimate=False``: no EXPLAIN)."""
+    """Count ``qs`` up to ``cap``: ``SELECT count(*) FROM (... LIMIT n + 1)``, which stops after
+    n + 1 matches (with the search term visible to the planner, a common term walks rows in
+    table order rather than collecting every match). Exact up to ``EXACT_FLOOR``; past it, when
+    the planner expects more than ``cap`` its estimate is shown ("≈ N", never below what was
+    counted) without reading on to the cap, otherwise the count goes on to ``cap`` + 1, past
+    which it reads "10,000+" (``estimate=False``: no EXPLAIN, always counted to the cap)."""
     qs = qs.order_by()
-    found = qs[: cap + 1].count()
-    if found <= cap:
+    floor = min(cap, EXACT_FLOOR)
+    found = qs[: floor + 1].count()
+    if found <= floor:
         return CappedCount(found)
     guess = _planner_rows(qs) if estimate else None
-    return CappedCount(cap, capped=True, estimate=guess if guess and guess > cap else None)
+    if guess is not None and guess > cap:
+        return CappedCount(floor, capped=True, estimate=guess)
+    if floor < cap:
+        found = qs[: cap + 1].count()
+        if found <= cap:
+            return CappedCount(found)
+    return CappedCount(cap, capped=True)
 
 
 def _planner_rows(qs: QuerySet[Any]) -> int | None:
@@ -277,9 +289,6 @@ def parse_since(value: str) -> dt.datetime | None:
 
 
 # -- the item list: its total and the search match in each preview ------------------------------
-
-#: Totals above this show as "10,000+": the page says how much matched without a user waiting
-
 
 def matching_total(config: ProviderConfig, filters: c.ItemFilters, scope: c.Scope,
                    namespace_items: int | None = None) -> CappedCount:

@@ -3,7 +3,11 @@ marked "≈"), on the built-in store and on the item list."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from memadmin.memory import selectors
@@ -79,6 +83,50 @@ class TestCappedCount:
         monkeypatch.setattr(selectors, "_planner_rows", lambda qs: 123_456)
         assert str(capped_count(qs, cap=3)) == "\u2248 123,456"
         monkeypatch.setattr(selectors, "_planner_rows", lambda qs: 2)  # below the cap: unused
+        assert str(capped_count(qs, cap=3)) == "3+"
+
+
+class TestTheExactFloor:
+    """Up to EXACT_FLOOR a count is always exact; past it, the planner's estimate above the cap
+    is shown without counting on to the cap (a common term costs a floor's worth of rows)."""
+
+    @pytest.fixture
+    def items(self, put, namespace, monkeypatch):
+        monkeypatch.setattr(selectors, "EXACT_FLOOR", 2)
+
+        def items(n: int):
+            for i in range(n):
+                put(f"walrus {i}")
+            return MemoryItem.objects.filter(namespace=namespace)
+
+        return items
+
+    def test_past_the_floor_a_large_estimate_stops_the_count(self, items,
+                                                             monkeypatch) -> None:
+        qs = items(4)
+        monkeypatch.setattr(selectors, "_planner_rows", lambda qs: 123_456)
+
+        with CaptureQueriesContext(connection) as queries:
+            count = capped_count(qs, cap=5)
+
+        assert str(count) == "\u2248 123,456" and count.capped and count.exact is None
+        limits = [re.findall(r"LIMIT (\d+)", q["sql"]) for q in queries.captured_queries]
+        assert limits == [["3"]]  # floor + 1 rows counted, not cap + 1
+
+    def test_past_the_floor_a_modest_estimate_counts_on_to_the_cap(self, items,
+                                                                   monkeypatch) -> None:
+        qs = items(4)
+        monkeypatch.setattr(selectors, "_planner_rows", lambda qs: 3)
+
+        assert capped_count(qs, cap=5) == CappedCount(4)
+        assert capped_count(qs, cap=3) == CappedCount(3, capped=True)
+
+    def test_without_an_estimate_it_counts_to_the_cap(self, items, monkeypatch) -> None:
+        qs = items(4)
+        monkeypatch.setattr(selectors, "_planner_rows", lambda qs: None)
+
+        assert capped_count(qs, cap=5) == CappedCount(4)
+        assert capped_count(qs, cap=5, estimate=False) == CappedCount(4)
         assert str(capped_count(qs, cap=3)) == "3+"
 
 
