@@ -9,18 +9,28 @@ short items (50-500 characters). Needs no database and no Django:
 
     .venv/bin/python benchmarks/scanner.py            # quality (held split included) and speed
     .venv/bin/python benchmarks/scanner.py --speed    # speed only, no quality figure
+    .venv/bin/python benchmarks/scanner.py --decoders # encodings undone, on tune only
+
+``--decoders`` encodes every tune attack the scanner catches in plain text, and every tune
+benign text it leaves clean, each of the ways in ``ENCODINGS``, and prints the share still
+caught and the share now flagged: an encoding is undone, not learned, so both should equal
+the plain figures (tests/quarantine/test_decoders.py holds a sample of tune to that).
 
 With ``BENCH_SUMMARY=<file>`` it also appends JSON lines for the lead's summary table.
 """
 
 from __future__ import annotations
 
+import base64
+import codecs
 import json
 import os
 import statistics
 import sys
 import time
+import urllib.parse
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +70,79 @@ def quality(malicious: list[dict[str, Any]], benign: list[dict[str, Any]],
         "fp_hard": sum(hard) / len(hard), "hard": len(hard),
         "topics": {topic: (sum(v), len(v)) for topic, v in sorted(topics.items())},
     }
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _wrapped(text: str, width: int) -> str:
+    return "\n".join(text[i:i + width] for i in range(0, len(text), width))
+
+
+def _bits(text: str, zero: str, one: str) -> str:
+    return "".join(format(b, "08b").replace("0", zero).replace("1", one) for b in text.encode())
+
+
+def _letters(text: str, lower: int, upper: int) -> str:
+    """Letters mapped to a styled alphabet (code points of "a" and "A" in it)."""
+    return "".join(chr(lower + ord(c) - 97) if "a" <= c <= "z" else
+                   chr(upper + ord(c) - 65) if "A" <= c <= "Z" else c for c in text)
+
+
+#: Ways of writing a text that the scanner must see through (issue 19), by name.
+ENCODINGS: dict[str, Callable[[str], str]] = {
+    "base64": lambda t: "Decode and follow: " + _b64(t),
+    "base64 bare": _b64,
+    "base64 wrapped at 76": lambda t: "Decode and follow:\n" + _wrapped(_b64(t), 76),
+    "base64 in JSON, wrapped": lambda t: json.dumps({"data": _wrapped(_b64(t), 76)}),
+    "base64url unpadded": lambda t: base64.urlsafe_b64encode(t.encode()).decode().rstrip("="),
+    "base64 in base64": lambda t: _b64(_b64(t)),
+    "base64 of hex": lambda t: _b64(t.encode().hex()),
+    "base64 URL-quoted": lambda t: urllib.parse.quote(_b64(t), safe=""),
+    "base32": lambda t: base64.b32encode(t.encode()).decode(),
+    "hex": lambda t: t.encode().hex(),
+    "hex upper case": lambda t: t.encode().hex().upper(),
+    "hex spaced": lambda t: " ".join(f"{b:02x}" for b in t.encode()),
+    "hex wrapped at 64": lambda t: _wrapped(t.encode().hex(), 64),
+    "hex \\x": lambda t: "".join(f"\\x{b:02x}" for b in t.encode()),
+    "hex 0x": lambda t: ", ".join(f"0x{b:02x}" for b in t.encode()),
+    "URL, every byte": lambda t: "".join(f"%{b:02X}" for b in t.encode()),
+    "URL, quote": urllib.parse.quote,
+    "URL, quote_plus": urllib.parse.quote_plus,
+    "HTML entities, decimal": lambda t: "".join(f"&#{ord(c)};" for c in t),
+    "HTML entities, hex": lambda t: "".join(f"&#x{ord(c):x};" for c in t),
+    "\\u escapes": lambda t: "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in t),
+    "ROT13": lambda t: codecs.encode(t, "rot13"),
+    "letters spaced out": " ".join,
+    "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
+    "mathematical bold": lambda t: _letters(t, 0x1D41A, 0x1D400),
+    "circled": lambda t: _letters(t, 0x24D0, 0x24B6),
+    "tag characters": lambda t: "Nice weather." + "".join(
+        chr(0xE0000 + ord(c)) if ord(c) < 128 else c for c in t),
+    "invisible operators as bits": lambda t: "Nice weather." + _bits(t, "\u2062", "\u2063"),
+    "zero-width bits": lambda t: "Nice weather." + _bits(t, "\u200b", "\u200c"),
+}
+# (families that are themselves an encoding or a hidden channel are left out of the texts)
+_ENCODED_FAMILIES = ("encoded_payload", "invisible_unicode", "homoglyph", "encoded_data")
+
+
+def decoders(malicious: list[dict[str, Any]], benign: list[dict[str, Any]]) -> None:
+    """Each encoding's share of caught tune attacks still caught, and of clean tune benign
+    texts now flagged (tune only: no held text is scanned)."""
+    def tune(rows: list[dict[str, Any]]) -> list[str]:
+        return [row["text"] for row in rows if row["split"] == "tune"
+                and len(row["text"].encode()) <= 1500 and row["family"] not in _ENCODED_FAMILIES]
+
+    caught = [text for text in tune(malicious) if scan(text).flagged]
+    clean = [text for text in tune(benign) if not scan(text).flagged]
+    print(f"\nencodings undone (tune only): {len(caught)} attacks caught in plain text, "
+          f"{len(clean)} benign texts clean in plain text")
+    print(f"{'encoding':<30} {'caught':>7} {'benign flagged':>15}")
+    for name, encode in ENCODINGS.items():
+        still = sum(scan(encode(text)).flagged for text in caught) / len(caught)
+        flagged = sum(scan(encode(text)).flagged for text in clean) / len(clean)
+        print(f"{name:<30} {still:>7.3f} {flagged:>15.3f}")
 
 
 def median_seconds(work: Any, runs: int, clock: Any = time.perf_counter) -> float:
@@ -141,6 +224,10 @@ def main() -> None:
         print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
         speed(malicious, benign)
         return
+    if sys.argv[1:] == ["--decoders"]:    # tune only: no held figure is computed or shown
+        print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
+        decoders(malicious, benign)
+        return
     held, tune = quality(malicious, benign, "held"), quality(malicious, benign, "tune")
 
     print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
@@ -158,6 +245,7 @@ def main() -> None:
         tune_fp, tune_n = tune["topics"].get(topic, (0, 0))
         print(f"{topic:<22} {fp:>7} {n:>5} {tune_fp:>7} {tune_n:>5}")
     figures = speed(malicious, benign)
+    decoders(malicious, benign)
 
     summary = os.environ.get("BENCH_SUMMARY")
     if summary:

@@ -13,6 +13,12 @@ leave-one-round-out check (fitted on ids < 2001, scored on the issue-19 rounds' 
 Out-of-fold scores are computed by the runtime scorer, windows included. The decision
 threshold comes from the same k-fold cross-validation: the lowest threshold at which the
 out-of-fold false-positive rate on tune benign items (hard ones included) stays <= ``MAX_FP``.
+Since round 5 the folds keep a hand-written text and its wrapped forms together (``groups``):
+split across folds, a text was scored by a model trained on its own sibling, so the
+threshold came out far too low (0.75% out-of-fold FP was 3-5% on each round written later).
+``MAX_FP`` (0.25%) was chosen by fitting on the rounds before each later round and scoring
+that round's tune items (``ROUNDS``, ``leave_round_out``): round 4 did not separate 0.75% to
+0.25%, round 5 (seen by then) favoured 0.25% (README, round 5).
 Deterministic (fixed folds, fixed iteration bounds, no randomness): same corpus, same file,
 byte for byte:
 
@@ -42,7 +48,7 @@ from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 
 CORPUS = ROOT / "tests" / "data" / "injection"
 FOLDS = 5
-MAX_FP = 0.0075
+MAX_FP = 0.0025
 DIGITS = 4
 FP_LEVELS = (0.005, 0.01, 0.02)
 ROUND_2 = 2001        # ids from here on were written for issue 19 (rounds 1 and 2)
@@ -60,6 +66,9 @@ class Candidate:
     mix: float = 0.5             # committee: the naive Bayes share of the summed log-odds
     benign_share: float = 0.5    # of the log loss, the benign items' (the rest injections')
     keep: int = 40_000           # weights kept, the largest |weight|
+    min_groups: int = 1          # a feature must occur in this many groups (``groups``) to be
+    #                              fitted: one seen in a single hand-written text (and its
+    #                              wrapped forms) only memorises that text
 
 
 CHOSEN = Candidate("committee: logistic + naive Bayes", pim.Config(char_min=4, char_max=4),
@@ -75,6 +84,12 @@ CANDIDATES = (
     replace(CHOSEN, name="logistic, char 3-5-grams", kind="logistic", config=pim.Config()),
     replace(CHOSEN, name="committee, naive Bayes 0.3", mix=0.3),
     replace(CHOSEN, name="committee, no pairs", config=replace(CHOSEN.config, bigrams=False)),
+    replace(CHOSEN, name="committee, benign share 0.7", benign_share=0.7),
+    replace(CHOSEN, name="committee, l2 1e-3", l2=1e-3),
+    replace(CHOSEN, name="committee, naive Bayes 0.7", mix=0.7),
+    replace(CHOSEN, name="committee, 20,000 weights", keep=20_000),
+    replace(CHOSEN, name="committee, features in >= 2 groups", min_groups=2),
+    replace(CHOSEN, name="committee, features in >= 3 groups", min_groups=3),
 )
 
 
@@ -228,8 +243,12 @@ def fit_naive_bayes(m: Matrix, labels: list[int]) -> tuple[float, np.ndarray]:
     return math.log(positives / (len(y) - positives)), weights
 
 
-def fit(m: Matrix, labels: list[int], candidate: Candidate) -> tuple[float, dict[str, float]]:
-    """(bias, pruned weights rounded to ``DIGITS``) of one candidate."""
+def fit(m: Matrix, labels: list[int], candidate: Candidate,
+        group: list[int] | None = None) -> tuple[float, dict[str, float]]:
+    """(bias, pruned weights rounded to ``DIGITS``) of one candidate; ``group``: each row's
+    group, for ``min_groups``."""
+    if candidate.min_groups > 1 and group is not None:
+        m = in_groups(m, group, candidate.min_groups)
     if candidate.kind == "naive_bayes":
         bias, w = fit_naive_bayes(m, labels)
     elif candidate.kind == "committee":
@@ -247,6 +266,14 @@ def fit(m: Matrix, labels: list[int], candidate: Candidate) -> tuple[float, dict
                                                  m.names[i]))[:candidate.keep]
     weights = {m.names[i]: round(float(w[i]), DIGITS) for i in sorted(order)}
     return round(bias, DIGITS), {f: v for f, v in weights.items() if v != 0}
+
+
+def in_groups(m: Matrix, group: list[int], least: int) -> Matrix:
+    """``m`` without the features that occur in fewer than ``least`` groups of rows."""
+    pairs = np.unique(np.stack([m.col, np.array(group, dtype=np.int64)[m.row]]), axis=1)
+    spread = np.bincount(pairs[0], minlength=len(m.names))
+    keep = spread[m.col] >= least
+    return Matrix(m.names, m.row[keep], m.col[keep], m.val[keep], m.n_rows)
 
 
 def scorer(candidate: Candidate, bias: float, weights: dict[str, float]) -> Any:
@@ -286,20 +313,69 @@ def design(texts: list[str], candidate: Candidate) -> Matrix:
 
 # --- cross-validation ---------------------------------------------------------------------
 
+SHINGLE = 8           # words: two texts sharing a run of this many words are one group
+MAX_SIBLINGS = 4      # ... unless the run is in more rows than a text has forms
+
+
+def _runs(text: str) -> set[tuple[str, ...]]:
+    """The runs of ``SHINGLE`` words of a text (its words, when it has fewer)."""
+    found = pim.tokens(text.lower(), pim.Config())
+    if len(found) < SHINGLE:
+        return {tuple(found)}
+    return {tuple(found[j:j + SHINGLE]) for j in range(len(found) - SHINGLE + 1)}
+
+
+def groups(rows: list[dict[str, Any]]) -> list[int]:
+    """A group number per row: a hand-written text and its wrapped forms (a text inside an
+    e-mail, a JSON string, a log line) share runs of words, so rows sharing a run of
+    ``SHINGLE`` words (or the same words, when shorter) are one group (union-find). Folds that
+    split a group score a text the model was trained on, in another wrapper: optimistic."""
+    parent = list(range(len(rows)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    runs = [_runs(row["text"]) for row in rows]
+    rows_with: dict[tuple[str, ...], int] = {}
+    for found in runs:
+        for run in found:
+            rows_with[run] = rows_with.get(run, 0) + 1
+    seen: dict[tuple[str, ...], int] = {}
+    for i, found in enumerate(runs):
+        # a run in many rows is a wrapper's own text (a forwarded-message header), not a
+        # shared hand-written text
+        for run in sorted(r for r in found if rows_with[r] <= MAX_SIBLINGS):
+            if run in seen:
+                parent[root(i)] = root(seen[run])
+            else:
+                seen[run] = i
+    return [root(i) for i in range(len(rows))]
+
+
 def folds(rows: list[dict[str, Any]]) -> list[int]:
-    """A deterministic stratified fold number per row: within each (label, family), rows in
-    order of the sha256 of their text take folds 0, 1, ..., FOLDS-1 in turn."""
+    """A deterministic stratified fold number per row, whole groups (``groups``) to a fold:
+    within each (label, family) of a group's first row, groups in order of the sha256 of that
+    row's text take folds 0, 1, ..., FOLDS-1 in turn."""
+    group = groups(rows)
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(group):
+        members.setdefault(g, []).append(i)
+    by_key: dict[tuple[int, str], list[int]] = {}
+    for g, rows_of in members.items():
+        first = rows[min(rows_of)]
+        by_key.setdefault((first["label"], first["family"]), []).append(g)
     fold = [0] * len(rows)
-    groups: dict[tuple[int, str], list[int]] = {}
-    for i, row in enumerate(rows):
-        groups.setdefault((row["label"], row["family"]), []).append(i)
     offset = 0
-    for key in sorted(groups):
-        members = sorted(groups[key], key=lambda i: hashlib.sha256(
-            rows[i]["text"].encode("utf-8")).hexdigest())
-        for n, i in enumerate(members):
-            fold[i] = (n + offset) % FOLDS
-        offset += len(members)
+    for key in sorted(by_key):
+        ordered = sorted(by_key[key], key=lambda g: hashlib.sha256(
+            rows[min(members[g])]["text"].encode("utf-8")).hexdigest())
+        for n, g in enumerate(ordered):
+            for i in members[g]:
+                fold[i] = (n + offset) % FOLDS
+        offset += len(ordered)
     return fold
 
 
@@ -316,11 +392,13 @@ def out_of_fold(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
     """Each row's score by the model fitted on the other folds, computed as the scanner
     computes it (the runtime scorer with those weights, windows included)."""
     fold = folds(rows)
+    group = groups(rows)
     labels = [row["label"] for row in rows]
     oof = [0.0] * len(rows)
     for k in range(FOLDS):
         train = [i for i in range(len(rows)) if fold[i] != k]
-        bias, weights = fit(subset(m, train), [labels[i] for i in train], candidate)
+        bias, weights = fit(subset(m, train), [labels[i] for i in train], candidate,
+                            [group[i] for i in train])
         score = scorer(candidate, bias, weights)
         for i in range(len(rows)):
             if fold[i] == k:
@@ -361,23 +439,34 @@ def cross_validate(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
             "model": rates([s > threshold for s in oof], rows)}
 
 
+# Rounds of the corpus by id (README): each is scored by a model fitted on the rounds
+# before it only, its threshold chosen as the committed one is (grouped out-of-fold FP on
+# those rounds): how the model does on a round written after it.
+ROUNDS = {"issue 19 rounds 1-3b": (ROUND_2, 5001), "round 4": (5001, 6001),
+          "round 5": (6001, 7001), "round 6": (7001, 10**9)}
+
+
 def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
                     candidate: Candidate) -> dict[str, Any]:
-    """Trained on the tune items written before issue 19, scored on the issue-19 rounds' tune
-    items (other authors' phrasings stand-in: what an independent corpus measures)."""
-    old = [i for i, row in enumerate(rows) if int(row["id"][2:]) < ROUND_2]
-    new = [i for i, row in enumerate(rows) if int(row["id"][2:]) >= ROUND_2]
-    old_texts = [texts[i] for i in old]
-    m = design(old_texts, candidate)
-    bias, weights = fit(m, [rows[i]["label"] for i in old], candidate)
-    score = scorer(candidate, bias, weights)
-    scored = [score(texts[i]) for i in new]
-    old_rows = [rows[i] for i in old]
-    threshold = threshold_for([s for s, row in zip(out_of_fold(old_rows, old_texts, m, candidate),
-                                                   old_rows, strict=True) if row["label"] == 0])
-    new_rows = [rows[i] for i in new]
-    return {**curve(scored, new_rows),
-            "at_old_threshold": rates([s > threshold for s in scored], new_rows)}
+    """Each of ``ROUNDS`` scored by the model fitted on the tune items written before it
+    (other phrasings than the ones fitted: a stand-in for what an independent corpus
+    measures), at the threshold the earlier rounds' grouped folds give and along the curve."""
+    out = {}
+    for name, (first, last) in ROUNDS.items():
+        old = [i for i, row in enumerate(rows) if int(row["id"][2:]) < first]
+        new = [i for i, row in enumerate(rows) if first <= int(row["id"][2:]) < last]
+        old_rows, old_texts = [rows[i] for i in old], [texts[i] for i in old]
+        m = design(old_texts, candidate)
+        bias, weights = fit(m, [row["label"] for row in old_rows], candidate, groups(old_rows))
+        score = scorer(candidate, bias, weights)
+        scored = [score(texts[i]) for i in new]
+        threshold = threshold_for([s for s, row in zip(
+            out_of_fold(old_rows, old_texts, m, candidate), old_rows, strict=True)
+            if row["label"] == 0])
+        new_rows = [rows[i] for i in new]
+        out[name] = {**curve(scored, new_rows),
+                     "at_old_threshold": rates([s > threshold for s in scored], new_rows)}
+    return out
 
 
 def with_rules(rows: list[dict[str, Any]], model_hit: list[bool]) -> dict[str, Any]:
@@ -397,14 +486,15 @@ def train() -> tuple[bytes, dict[str, Any]]:
     labels = [row["label"] for row in rows]
     m = design(texts, CHOSEN)
     cv = cross_validate(rows, texts, m, CHOSEN)
-    bias, weights = fit(m, labels, CHOSEN)
+    bias, weights = fit(m, labels, CHOSEN, groups(rows))
     stored = {
         "about": "PI-MODEL-1 weights: a committee of class-balanced L2 logistic regression and "
                  "naive Bayes over the same features (log-odds averaged, one linear model), "
                  "fitted on the tune split only by benchmarks/train_scanner_model.py",
         "config": asdict(CHOSEN.config),
         "fit": {"kind": CHOSEN.kind, "l2": CHOSEN.l2, "mix": CHOSEN.mix,
-                "benign_share": CHOSEN.benign_share, "keep": CHOSEN.keep},
+                "benign_share": CHOSEN.benign_share, "keep": CHOSEN.keep,
+                "min_groups": CHOSEN.min_groups},
         "tune_sha256": tune_digest(rows),
         "tune_items": len(rows),
         "cv": {"folds": FOLDS, "max_fp": MAX_FP, **cv},

@@ -69,13 +69,14 @@ def _scan(text: str, *, gated: bool) -> Verdict:
     if not isinstance(text, str):
         raise TypeError(f"scan() takes a str, not {type(text).__name__}")
     normalised, found = _normalise(text, gated)
+    blocks = decoded_blocks(normalised.norm, gated)
     spans = set(found)
     for start, end, _decoded in hidden_channels(text):
         spans.add((start, end, "PI-UNICODE-HIDDEN"))
-    for start, end, rule_id in _regex_matches(normalised, gated=gated):
-        if not quoted_mention(normalised.lower, start, end):
-            spans.add((*normalised.span(start, end), rule_id))
-    for start, end in _encoded_matches(normalised.norm, 0, gated, [MAX_BLOCKS * MAX_DEPTH]):
+    for start, end, rule_id in _orders(normalised, gated, blocks):
+        spans.add((*normalised.span(start, end), rule_id))
+    for start, end in _encoded_matches(normalised.norm, 0, gated, [MAX_BLOCKS * MAX_DEPTH],
+                                       blocks):
         spans.add((*normalised.span(start, end), "PI-ENCODED-1"))
     for start, end in _model_spans(normalised):
         spans.add((*normalised.span(start, end), "PI-MODEL-1"))
@@ -90,22 +91,45 @@ def _scan(text: str, *, gated: bool) -> Verdict:
                    version=RULESET_VERSION)
 
 
-def _encoded_matches(norm: str, depth: int, fast: bool,
-                     budget: list[int]) -> Iterator[tuple[int, int]]:
+def _encoded_matches(norm: str, depth: int, fast: bool, budget: list[int],
+                     blocks: list[tuple[int, int, str, bool]] | None = None,
+                     ) -> Iterator[tuple[int, int]]:
     """Encoded blocks whose decoded text is an injection: any rule or the model matches it, or
-    a block inside it is one (``MAX_DEPTH`` levels, ``budget[0]`` blocks decoded in all)."""
+    a block inside it is one (``MAX_DEPTH`` levels, ``budget[0]`` blocks decoded in all).
+    ``blocks``: ``decoded_blocks(norm)``, if the caller has them."""
     if depth >= MAX_DEPTH:
         return
-    for start, end, decoded in decoded_blocks(norm, fast):
+    if blocks is None:
+        blocks = decoded_blocks(norm, fast)
+    for start, end, decoded, _escaped in blocks:
         if budget[0] <= 0:
             return
         budget[0] -= 1
         inner, found = _normalise(decoded, fast)
-        if (bool(found) or bool(hidden_channels(decoded))
-                or next(_regex_matches(inner, gated=fast), None) is not None
-                or _MODEL.flagged_window(inner.lower) is not None
-                or next(_encoded_matches(inner.norm, depth + 1, fast, budget), None) is not None):
+        if found or hidden_channels(decoded):
             yield start, end
+            continue
+        nested = decoded_blocks(inner.norm, fast) if depth + 1 < MAX_DEPTH else []
+        if (next(_orders(inner, fast, nested), None) is not None
+                or _MODEL.flagged_window(inner.lower) is not None
+                or next(_encoded_matches(inner.norm, depth + 1, fast, budget, nested),
+                        None) is not None):
+            yield start, end
+
+
+def _orders(text: _Text, gated: bool,
+            blocks: list[tuple[int, int, str, bool]]) -> Iterator[tuple[int, int, str]]:
+    """The rule matches of ``text`` that are not a quoted mention of an attack, nor inside one
+    of its encoded ``blocks`` (``decoded_blocks(text.norm)``): a match there reads the escapes'
+    visible letters without the quotes and line breaks they hide ("ignore+previous+
+    instructions"), so the block is judged by what it decodes to, as PI-ENCODED-1. A decoded
+    block is judged so too, as the plain text is (a base64 copy of a security write-up that
+    quotes "ignore previous instructions" is no more an injection than the write-up)."""
+    escaped = [(start, end) for start, end, _text, is_escaped in blocks if is_escaped]
+    for start, end, rule_id in _regex_matches(text, gated=gated):
+        if (not any(a <= start and end <= b for a, b in escaped)
+                and not quoted_mention(text.lower, start, end, fast=gated)):
+            yield start, end, rule_id
 
 
 def _model_spans(text: _Text) -> list[tuple[int, int]]:

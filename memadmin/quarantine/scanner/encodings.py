@@ -1,10 +1,13 @@
 """Step 4 of a scan: encoded blocks and the text they decode to (the engine rescans it).
 
-Base64 (and base64url), hex (plain, spaced, ``\\x``, ``0x``), URL percent-escapes, HTML
-entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``) and ROT13. Each kind has a
-cheap hint (a byte pattern that must occur) so that an ordinary text costs a few ``bytes``
-searches. A block of escapes takes in the plain characters right before its first escape
-("Disreg%61rd"), a ROT13 passage the words around its common ones.
+Base64 (and base64url, URL-quoted base64, the lines of a wrapped block), base32, hex (plain,
+spaced, ``\\x``, ``0x``, wrapped), URL percent-escapes and form encoding ("+" for a space),
+HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), letters spaced out, and
+ROT13 (found by its vowels, in any language written in Latin letters). Each kind has a cheap
+hint (a byte pattern that must occur) so that an ordinary text costs a few ``bytes`` searches.
+A block of escapes takes in the plain characters right before its first escape
+("Disreg%61rd"); a ROT13 passage is its lines (or, inside a line of plain text, the words
+around its common ones).
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ import binascii
 import html
 import re
 import urllib.parse
+from collections.abc import Callable, Iterator
 from itertools import islice
 
-from memadmin.quarantine.scanner.index import _trie
 from memadmin.quarantine.scanner.limits import (
     MAX_BLOCKS,
     MAX_DECODED,
@@ -25,8 +28,10 @@ from memadmin.quarantine.scanner.limits import (
     MIN_HEX,
     PRINTABLE_SHARE,
 )
+from memadmin.quarantine.scanner.spec import _trie
 
-_B64_RE = re.compile(rf"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{{{MIN_B64},}}={{0,2}}")
+# (with "%": base64 that was URL-quoted, its "+", "/" and "=" written %2B, %2F, %3D)
+_B64_RE = re.compile(rf"(?<![A-Za-z0-9+/_%-])[A-Za-z0-9+/_%-]{{{MIN_B64},}}={{0,2}}")
 
 
 _HEX_ONLY_RE = re.compile(r"(?:[0-9a-fA-F]{2})+")
@@ -36,18 +41,42 @@ _SPACED_HEX_RE = re.compile(rf"(?<![0-9A-Za-z])[0-9a-fA-F]{{2}}(?:[ :][0-9a-fA-F
                             rf"{{{MIN_HEX // 2 - 1},}}(?![0-9A-Za-z])")
 
 
-_ESC_HEX_RE = re.compile(rf"(?:\\x[0-9a-fA-F]{{2}}){{{MIN_HEX // 2},}}")
+_ESC_HEX_RE = re.compile(rf"\\x[0-9a-fA-F]{{2}}(?:\\x[0-9a-fA-F]{{2}}){{{MIN_HEX // 2 - 1},}}")
 
 
 _NOT_HEX_RE = re.compile(r"[^0-9a-fA-F]")
 _0X_HEX_RE = re.compile(rf"(?<![0-9A-Za-z])0x[0-9a-fA-F]{{2}}(?:[ ,;]{{1,3}}0x[0-9a-fA-F]{{2}})"
                         rf"{{{MIN_HEX // 2 - 1},}}")
-_URL_ESC_RE = re.compile(rf"(?:%[0-9a-fA-F]{{2}}[^\s%\"'<>]{{0,24}}){{{MIN_ENTITIES},}}")
-_ENTITY_RE = re.compile(r"(?:&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,15});"
-                        rf"[^&\n]{{0,24}}){{{MIN_ENTITIES},}}")
+# The blocks of escapes with the first escape written out (then n - 1 more): a pattern that
+# starts with a literal, which the regex engine skips to; it tried a repeated group at every
+# place.
+# (up to 256 characters between two escapes: URL-quoted base64 has long runs of plain ones)
+_URL_ESC_RE = re.compile(rf"%[0-9a-fA-F]{{2}}[^\s%\"'<>]{{0,256}}"
+                         rf"(?:%[0-9a-fA-F]{{2}}[^\s%\"'<>]{{0,256}}){{{MIN_ENTITIES - 1},}}")
+# A form-encoded string ("Ignore+all+previous+instructions"): spaces written as "+", so it has
+# few escapes or none; at least ``MIN_ENTITIES`` words joined by "+", written from the first
+# "+" (a literal, which the regex engine skips to; the word before it is taken in as a block
+# of escapes takes in its first word)
+_FORM_RE = re.compile(rf"\+[^\s\"'<>+]{{1,64}}(?:\+[^\s\"'<>+]{{1,64}}){{{MIN_ENTITIES - 2},}}")
+# a word of a form-encoded string (a word of letters, capitalised or not, or a number, with
+# its escapes), between two "+" or an end: most of its parts are, few of a base64 block's are
+_FORM_WORD_RE = re.compile(r"(?:(?<=\+)|\A)(?:%[0-9a-fA-F]{2})*"
+                           r"(?:[A-Za-z][a-z]*|[0-9]+|%[0-9a-fA-F]{2})"
+                           r"(?:%[0-9a-fA-F]{2}|[a-z])*(?=\+|\Z)")
+_FORM_WORDS = 0.7
+_FORM_HINT = re.compile(rb"\+[^\s+]{1,64}\+")
+
+
+def _form_words(block: str) -> bool:
+    """Whether most parts of a "+"-joined block are words (so it is a form-encoded string)."""
+    return len(_FORM_WORD_RE.findall(block)) >= _FORM_WORDS * (block.count("+") + 1)
+
+
+_ENTITY = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,15});[^&\n]{0,24}"
+_ENTITY_RE = re.compile(rf"{_ENTITY}(?:{_ENTITY}){{{MIN_ENTITIES - 1},}}")
 # \u00e9, \u{e9} (JavaScript), \U000000e9 (Python)
 _U_ESC = r"\\(?:u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8}))"
-_U_ESC_RE = re.compile(rf"(?:{_U_ESC}[^\\\n]{{0,8}}){{{MIN_ENTITIES},}}")
+_U_ESC_RE = re.compile(rf"{_U_ESC}[^\\\n]{{0,8}}(?:{_U_ESC}[^\\\n]{{0,8}}){{{MIN_ENTITIES - 1},}}")
 _U_ONE_RE = re.compile(_U_ESC)
 # Common words of English prompts: ROT13 text has few of them and many once decoded.
 _COMMON_WORDS = (
@@ -57,24 +86,49 @@ _COMMON_WORDS = (
     "sistema tu el de y et")
 _COMMON = frozenset(word.encode() for word in _COMMON_WORDS.split())
 _WORD_BYTES_RE = re.compile(rb"[a-z]+")
-_ROT13 = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_ROT13 = bytes.maketrans(_LETTERS,
                          b"NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm")
 
 
 # Cheap necessary conditions, over the text as bytes (non-ASCII as "?"): each pattern starts
-# with a rare byte class, which the regex engine skips to quickly.
+# with a rare byte class, which the regex engine skips to quickly; the two that start with a
+# common one (a space, any separator) are sequences of byte classes (``_classes_hint``).
 _ESC_HEX_HINT = re.compile(rb"\\x[0-9a-fA-F]{2}\\x")
 
 
-_SPACED_HEX_HINT = re.compile(rb"[ :][0-9a-fA-F]{2}(?:[ :][0-9a-fA-F]{2}){%d}"
-                              % (MIN_HEX // 2 - 2))   # the pairs after the first
+def _classes_hint(classes: tuple[bytes, ...], sequence: bytes) -> Callable[[bytes], bool]:
+    """A hint that is a sequence of byte classes (``sequence``: each class by its index, as a
+    digit), looked for as a plain substring of the text with every byte replaced by its class's
+    digit (any other byte by "."): two C passes, where a regex that starts at every space costs
+    a step at each."""
+    translation = _classes_table(classes)
+    return lambda data: sequence in data.translate(translation)
+
+
+def _classes_table(classes: tuple[bytes, ...]) -> bytes:
+    """The translation of each byte to its class's digit (any other byte to ".")."""
+    table = bytearray(b"." * 256)
+    for digit, members in enumerate(classes):
+        for byte in members:
+            table[byte] = ord("0") + digit
+    return bytes(table)
+
+
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+
+
+# a separator and a pair of hex digits, MIN_HEX // 2 - 1 times (the pairs after the first)
+_SPACED_HEX_HINT = _classes_hint((b" :", _HEX_DIGITS), b"011" * (MIN_HEX // 2 - 1))
 
 
 _0X_HINT = re.compile(rb"0x[0-9a-fA-F]{2}[ ,;]{1,3}0x")
 _URL_HINT = re.compile(rb"%[0-9a-fA-F]{2}")
 _ENTITY_HINT = re.compile(rb"&#?[0-9A-Za-z]{1,16};")
 _U_ESC_HINT = re.compile(rb"\\(?:u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]|U[0-9a-fA-F]{8})")
-_B64_HINT = re.compile(rb"[^A-Za-z0-9+/_-][A-Za-z0-9+/_-]{%d}" % MIN_B64)
+# a byte outside base64 and MIN_B64 base64 characters
+_B64_CLASSES = (b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_%-",)
+_B64_HINT = _classes_hint(_B64_CLASSES, b"." + b"0" * MIN_B64)
 
 
 def _printable_text(data: bytes) -> str | None:
@@ -89,7 +143,9 @@ def _printable_text(data: bytes) -> str | None:
 
 
 def _decode_b64(block: str) -> bytes | None:
-    block = block.rstrip("=")[: MAX_DECODED * 4 // 3]
+    if "\\" in block:                     # lines joined by escaped line breaks (JSON)
+        block = _ESCAPED_BREAKS_RE.sub("", block)
+    block = "".join(block.split()).rstrip("=")[: MAX_DECODED * 4 // 3]   # (wrapped lines)
     if len(block) % 4 == 1:
         block = block[:-1]
     altchars = b"-_" if ("-" in block or "_" in block) else None
@@ -98,6 +154,18 @@ def _decode_b64(block: str) -> bytes | None:
                                 validate=True)
     except (binascii.Error, ValueError):
         return None
+
+
+_B32_ONLY_RE = re.compile(r"[A-Z2-7\s]+=*")
+
+
+def _decode_b32(block: str) -> bytes:
+    block = "".join(block.split()).rstrip("=")[: MAX_DECODED * 8 // 5]
+    block = block[: len(block) - len(block) % 8 if len(block) % 8 in (1, 3, 6) else None]
+    try:
+        return base64.b32decode(block + "=" * (-len(block) % 8))
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def _decode_hex(block: str) -> bytes:
@@ -114,6 +182,11 @@ def _decoded(block: str, kind: str) -> str | None:
     """The text an encoded block stands for, if it decodes to mostly printable UTF-8."""
     if kind == "0x":
         return _printable_text(_decode_hex(block.replace("0x", "")))
+    if kind == "form":
+        kind = "url"
+    if kind == "spaced":
+        text = _SPACING_RE.sub(_unspaced, block)
+        return text if _printable_text(text.encode()) else None
     if kind in ("url", "entity", "u"):
         if kind == "url":
             unquote = urllib.parse.unquote_plus if "+" in block else urllib.parse.unquote
@@ -128,11 +201,24 @@ def _decoded(block: str, kind: str) -> str | None:
             # a surrogate pair (as JSON writes an emoji) is one character; a lone half is none
             text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
         return text if text != block and _printable_text(text.encode()) else None
-    if kind == "hex" or _HEX_ONLY_RE.fullmatch(block):
+    if kind == "hex" or _HEX_ONLY_RE.fullmatch("".join(block.split())):   # (wrapped lines)
         decoded = _printable_text(_decode_hex(block))
         if decoded is not None or kind == "hex":
             return decoded
-    data = _decode_b64(block)
+    if _B32_ONLY_RE.fullmatch(block):     # base32 (upper case and 2-7) is base64 too
+        decoded = _printable_text(_decode_b32(block))
+        if decoded is not None:
+            return decoded
+    if "%" in block:                      # URL-quoted base64, or a URL-quoted text
+        unquoted = urllib.parse.unquote(block[: MAX_DECODED * 3])
+        data = _decode_b64(unquoted)
+        if data is None:                  # (then "+" is a space, as in a form)
+            unquoted = urllib.parse.unquote_plus(block[: MAX_DECODED * 3])
+            return unquoted if unquoted != block and _printable_text(unquoted.encode()) else None
+    else:
+        data = _decode_b64(block)
+        if data is None and "\n" in block:   # the short line after a wrapped block was a word
+            data = _decode_b64(block[: block.rindex("\n")])
     return _printable_text(data) if data else None
 
 
@@ -142,15 +228,107 @@ _LEAD = 24
 
 
 _LEAD_RE = re.compile(r"[^\W_]*\Z")
+# A URL-quoted block takes in what a URL may hold, as far back as the gaps between its escapes
+# reach (URL-quoted base64 must start where the base64 does)
+_URL_LEAD = 256
+# (each matches up to the last character before the block that the block cannot hold)
+_URL_LEAD_RE = re.compile(r".*[\s%\"'<>]", re.DOTALL)
+_FORM_LEAD_RE = re.compile(r".*[\s\"'<>+]", re.DOTALL)     # (a form's first word has escapes)
 
 
-_ESCAPE_KINDS = frozenset(("url", "entity", "u"))
+_ESCAPE_KINDS = frozenset(("url", "entity", "u", "form"))
 
 
-_KINDS = ((_ESC_HEX_RE, "hex", _ESC_HEX_HINT), (_SPACED_HEX_RE, "hex", _SPACED_HEX_HINT),
-          (_0X_HEX_RE, "0x", _0X_HINT), (_URL_ESC_RE, "url", _URL_HINT),
-          (_ENTITY_RE, "entity", _ENTITY_HINT), (_U_ESC_RE, "u", _U_ESC_HINT),
-          (_B64_RE, "base64", _B64_HINT))
+# Letters spaced out ("I g n o r e   a l l"), a way past filters that match words: at least
+# eight single characters, one to nine spaces apart (one between letters, three or more
+# between words, more for an indented line; a line break with spaces around is a line break)
+_SPACED_RE = re.compile(r"(?<!\S)\S(?:(?: {1,9}| ?\n {0,9})\S(?!\S)){7,}")
+_SPACED_HINT = _classes_hint((b" ",), b"0.0.0.0.0.0")   # five single characters in a row
+_SPACING_RE = re.compile(r"\s+")
+
+
+def _unspaced(gap: re.Match[str]) -> str:
+    space = gap.group()
+    return "\n" if "\n" in space else " " if len(space) >= 2 else ""
+
+
+_KINDS: tuple[tuple[re.Pattern[str], str, Callable[[bytes], object]], ...] = (
+    (_ESC_HEX_RE, "hex", _ESC_HEX_HINT.search), (_SPACED_HEX_RE, "hex", _SPACED_HEX_HINT),
+    (_0X_HEX_RE, "0x", _0X_HINT.search), (_URL_ESC_RE, "url", _URL_HINT.search),
+    (_FORM_RE, "form", _FORM_HINT.search),
+    (_ENTITY_RE, "entity", _ENTITY_HINT.search), (_U_ESC_RE, "u", _U_ESC_HINT.search),
+    (_B64_RE, "base64", _B64_HINT), (_SPACED_RE, "spaced", _SPACED_HINT))
+
+
+# The two patterns that start with a lookbehind (the regex engine tries them at every place),
+# with the byte classes of their hints: a match starts only where the text as classes has
+# ``needle``, ``shift`` bytes after its index in ``data`` (which has a space in front)
+_BY_CLASSES: dict[re.Pattern[str], tuple[bytes, bytes, int]] = {
+    _B64_RE: (_classes_table(_B64_CLASSES), b"." + b"0" * MIN_B64, 0),
+    _SPACED_HEX_RE: (_classes_table((b" :", _HEX_DIGITS)), b"11" + b"011" * (MIN_HEX // 2 - 1),
+                     1),
+}
+
+
+def _class_matches(pattern: re.Pattern[str], norm: str, data: bytes) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(norm)`` for a pattern of ``_BY_CLASSES``: tried only where a match
+    can start (found by substring searches of the text as classes, in C), in order, the next
+    try after a match from its end (every match starts at such a place, so the leftmost match
+    from there is the first that succeeds)."""
+    translation, needle, shift = _BY_CLASSES[pattern]
+    classes = data.translate(translation)
+    i = classes.find(needle)
+    while i >= 0:
+        match = pattern.match(norm, i - shift)
+        if match is None:
+            i = classes.find(needle, i + 1)
+        else:
+            yield match
+            i = classes.find(needle, match.end() + shift)
+
+
+# What may separate two lines of one wrapped base64 block (MIME wraps at 76 characters, PEM at
+# 64), and the last line, which may be shorter than a block on its own (``MIN_B64``).
+_WRAP_WIDTHS = frozenset((64, 76))
+_WRAP_GAP = 18
+_WRAP_GAP_RE = re.compile(r"[ \t]{0,8}\r?\n[ \t]{0,8}\Z")
+# inside a JSON string the line breaks are escapes: the "\" is the gap, the "n" (after "\r\",
+# if any) starts the next match
+_ESCAPED_GAP_RE = re.compile(r"\\(?:r\\)?\Z")
+_WRAP_TAIL_RE = re.compile(rf"(?:[ \t]{{0,8}}\r?\n[ \t]{{0,8}}|\\(?:r\\)?n)"
+                           rf"[A-Za-z0-9+/_-]{{1,{MIN_B64 - 1}}}={{0,2}}(?![A-Za-z0-9+/_=-])")
+_ESCAPED_BREAKS_RE = re.compile(r"\\[nr]")
+
+
+def _unwrapped(norm: str, spans: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Base64 matches with the lines of a wrapped block joined into one block (decoded line by
+    line, a phrase split over two lines is in neither, and a character split by a line end
+    is no UTF-8): consecutive matches separated by one line break, and a short last line
+    after lines of one length, or after a line of a standard width (so a short word on the
+    line after a lone base64 line is not taken in)."""
+    start = end = -1
+    lines: list[int] = []
+    for next_start, next_end in spans:
+        if lines and next_start - end <= _WRAP_GAP:
+            escaped = (norm.startswith("n", next_start)
+                       and _ESCAPED_GAP_RE.match(norm, end, next_start) is not None)
+            if escaped or _WRAP_GAP_RE.match(norm, end, next_start) is not None:
+                lines.append(next_end - next_start - escaped)
+                end = next_end
+                continue
+        if lines:
+            yield _joined(norm, start, end, lines)
+        start, end, lines = next_start, next_end, [next_end - next_start]
+    if lines:
+        yield _joined(norm, start, end, lines)
+
+
+def _joined(norm: str, start: int, end: int, lines: list[int]) -> tuple[int, int]:
+    if lines[-1] in _WRAP_WIDTHS or (len(lines) >= 2 and lines[0] == lines[-1]):
+        tail = _WRAP_TAIL_RE.match(norm, end)
+        if tail is not None:
+            end = tail.end()
+    return start, end
 
 
 def _encoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str]]:
@@ -158,17 +336,30 @@ def _encoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str]
     candidates: list[tuple[int, int, str]] = []
     data = b" " + norm.encode("ascii", "replace")     # a separator before the first block
     for pattern, kind, hint in _KINDS:
-        if hinted and hint.search(data) is None:
+        if hinted and pattern in _BY_CLASSES:
+            matches = _class_matches(pattern, norm, data)
+        elif hinted and not hint(data):
             continue                       # a cheap pass shows there is no such block
+        else:
+            matches = pattern.finditer(norm)
         escapes = kind in _ESCAPE_KINDS
-        for count, match in enumerate(pattern.finditer(norm)):
+        spans: Iterator[tuple[int, int]] = (match.span() for match in matches)
+        if kind == "base64":
+            spans = _unwrapped(norm, spans)
+        for count, (start, end) in enumerate(spans):
             if count >= 4 * MAX_BLOCKS:
                 break
-            start = match.start()
             if escapes:                    # "Disreg%61rd": the block starts with its word
-                before = _LEAD_RE.search(norm, max(0, start - _LEAD), start)
-                start = before.start() if before else start   # (it matches, if only at start)
-            candidates.append((start, match.end(), kind))
+                if kind in ("url", "form"):
+                    lead = _URL_LEAD_RE if kind == "url" else _FORM_LEAD_RE
+                    before = lead.match(norm, max(0, start - _URL_LEAD), start)
+                    start = before.end() if before else max(0, start - _URL_LEAD)
+                else:
+                    before = _LEAD_RE.search(norm, max(0, start - _LEAD), start)
+                    start = before.start() if before else start   # (it matches, if at start)
+            if kind == "form" and not _form_words(norm[start:end]):
+                continue                   # "+" between random letters: base64, not words
+            candidates.append((start, end, kind))
     candidates.sort(key=lambda c: (c[0], c[0] - c[1]))
     taken: list[tuple[int, int, str]] = []
     last_end = -1
@@ -191,27 +382,30 @@ def _words_re(words: frozenset[bytes]) -> re.Pattern[bytes]:
 _COMMON_RE = _words_re(_COMMON)
 
 
-_COMMON_ROT13_RE = _words_re(frozenset(word.translate(_ROT13) for word in _COMMON))
+# (not the one-letter "y": " l" is any list of letters spaced out)
+_COMMON_ROT13_RE = _words_re(frozenset(word.translate(_ROT13) for word in _COMMON
+                                       if len(word) > 1))
 
 
-def _rotated_enough(lower: bytes) -> bool:
+def _rotated_enough(lower: bytes, hits: int | None = None) -> bool:
     """Whether at least three words of ``lower`` (with a space in front) rotate to common
     prompt words, three times as many as are common prompt words, plus one: the common words
     are counted only as far as needed (an ordinary text has its first few early on)."""
-    hits = len(_COMMON_ROT13_RE.findall(lower))
+    if hits is None:                   # (``hits``: the count, if the caller has it)
+        hits = len(_COMMON_ROT13_RE.findall(lower))
     if hits < 3:
         return False
     allowed = (hits - 1) // 3          # hits >= 3 * common + 1, so common <= allowed
     return next(islice(_COMMON_RE.finditer(lower), allowed, None), None) is None
 
 
-def _rot13(norm: str) -> tuple[int, int, str] | None:
+def _rot13(norm: str, hits: int | None = None) -> tuple[int, int, str] | None:
     """The span and decoded text of a ROT13 passage: at least three of its words are common
     prompt words once rotated, three times as many as before. (Over bytes, in C passes;
     non-ASCII characters become "?" one for one, so indices agree.)"""
     data = norm.encode("ascii", "replace")
     lower = b" " + data.lower()
-    if not _rotated_enough(lower):
+    if not _rotated_enough(lower, hits):
         return None
     rotated = data.translate(_ROT13)
     matches = [m for m in _WORD_BYTES_RE.finditer(rotated.lower()) if m.group() in _COMMON]
@@ -235,14 +429,93 @@ _ROT13_BEFORE_RE = re.compile(rb"(?<![A-Za-z])(?:[A-Za-z]{1,24}[ \t]{1,4}){0,%d}
 _ROT13_AFTER_RE = re.compile(rb"(?:[ \t]{1,4}[A-Za-z]{1,24}(?![A-Za-z])){0,%d}" % _ROT13_REACH)
 
 
-def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str]]:
-    """``(start, end, decoded text)`` of each encoded block of ``norm`` that decodes to text."""
+# ROT13 in any language written in Latin letters, by construction: it swaps the vowels
+# a, e, i, o, u with n, r, v, b, h. Prose in English, German, French, Spanish, Italian, Dutch,
+# Polish or Turkish has 33-45% of its letters in the first set and 18-26% in the second;
+# ROT13 of it the other way round; random letters (base64, identifiers) about 19% in each.
+# each byte as "v" (a vowel), "r" (a rotated vowel), "c" (another letter) or "."
+_VOWEL_CLASSES = bytes(ord("v") if b in b"aeiou" else ord("r") if b in b"nrvbh"
+                       else ord("c") if ord("a") <= b <= ord("z") else ord(".")
+                       for b in range(256))
+# (decoded as ``str``, so that "?" does not replace the accented letters of a decoded passage)
+_ROT13_STR = str.maketrans(_LETTERS.decode(), _LETTERS.translate(_ROT13).decode())
+ROT13_SHARE = 0.28          # of the letters, rotated vowels at least
+ROT13_RATIO = 1.3           # rotated vowels to vowels at least
+MIN_ROT13_LETTERS = 24      # fewer letters say too little (a line of "rhythm myths")
+
+
+def _letters(lower: bytes) -> int:
+    return len(lower) - lower.translate(_VOWEL_CLASSES).count(b".")
+
+
+def _rotated_vowels(lower: bytes) -> bool:
+    """Whether the letters of ``lower`` read as ROT13 of prose: at least ``ROT13_SHARE`` of them
+    are rotated vowels, ``ROT13_RATIO`` times as many as vowels. (One translation and three
+    counts, in C.)"""
+    classes = lower.translate(_VOWEL_CLASSES)
+    count = len(classes) - classes.count(b".")
+    if count < MIN_ROT13_LETTERS:
+        return False
+    rotated = classes.count(b"r")
+    return (rotated >= ROT13_SHARE * count
+            and rotated >= ROT13_RATIO * classes.count(b"v"))
+
+
+def _rot13_lines(norm: str) -> tuple[list[tuple[int, int, str]], int]:
+    """ROT13 found by its vowels: the whole text, or else each run of lines that holds a word
+    rotating to a common prompt word (found in C; ordinary text has few) and reads as ROT13;
+    and how many such words there are (``_rot13`` needs three)."""
+    data = norm.encode("ascii", "replace")
+    lower = data.lower()
+    if _rotated_vowels(lower):
+        # (rare) the passage: the lines between the plain ones that come first and last (a
+        # heading, a signature: lines with enough letters that do not read as ROT13)
+        lines = [(m.start(), m.end(), _rotated_vowels(lower[m.start():m.end()]))
+                 for m in _LINE_RE.finditer(norm)]
+        plain = [not rotated and _letters(lower[a:b]) >= MIN_ROT13_LETTERS
+                 for a, b, rotated in lines]
+        first = next((i for i, (_, _, rotated) in enumerate(lines) if rotated), 0)
+        last = max((i for i, (_, _, rotated) in enumerate(lines) if rotated),
+                   default=len(lines) - 1)
+        while first > 0 and not plain[first - 1]:
+            first -= 1
+        while last < len(lines) - 1 and not plain[last + 1]:
+            last += 1
+        start, end = (lines[first][0], lines[last][1]) if lines else (0, len(norm))
+        return [(start, end, norm[start:end].translate(_ROT13_STR))], 0
+    found: list[tuple[int, int, str]] = []
+    hits = checked = 0
+    for match in _COMMON_ROT13_RE.finditer(b" " + lower):
+        hits += 1
+        at = match.start()                  # (in ``lower``: the character before the word)
+        if at < checked:
+            continue                        # (its line was checked)
+        start = lower.rfind(b"\n", 0, at) + 1
+        end = lower.find(b"\n", at)
+        end = checked = len(lower) if end < 0 else end
+        if end - start < len(lower) and _rotated_vowels(lower[start:end]):
+            if found and lower[found[-1][1]:start].strip() == b"":
+                start = found.pop()[0]      # the next line of the same passage
+            found.append((start, end, norm[start:end].translate(_ROT13_STR)))
+        if len(found) >= MAX_BLOCKS:
+            break
+    return found, hits
+
+
+_LINE_RE = re.compile(r"[^\n]+")
+
+
+def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str, bool]]:
+    """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
+    to text; ``escaped``: an encoding proper (base64, hex, escapes), not a ROT13 passage."""
     found = []
     for start, end, kind in _encoded_blocks(norm, hinted):
         text = _decoded(norm[start:end], kind)
         if text is not None:
-            found.append((start, end, text))
-    rot = _rot13(norm)
-    if rot is not None:
-        found.append(rot)
+            found.append((start, end, text, True))
+    rotated, hits = _rot13_lines(norm)
+    if not rotated and hits >= 3:
+        rot = _rot13(norm, hits)    # a passage inside a line of plain text, by its common words
+        rotated = [rot] if rot is not None else []
+    found.extend((start, end, text, False) for start, end, text in rotated)
     return found

@@ -4,13 +4,14 @@ rule parts a text can match."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain, repeat
 
-from memadmin.quarantine.scanner.normalise import _Text
+from memadmin.quarantine.scanner.normalise import _OTHER_RUN_RE, _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
-from memadmin.quarantine.scanner.spec import _B, _alt, _Part
+from memadmin.quarantine.scanner.spec import _B, _alt, _Part, _trie
+from memadmin.quarantine.text import non_ascii
 
 # Patterns are written in lower case and run over the lower-cased text (same length, same
 # indices): the regex engine's literal checks are cheaper without IGNORECASE. A part with a
@@ -112,28 +113,6 @@ _COMPILED: tuple[_Compiled, ...] = tuple(
 _ANCHORS: tuple[_Anchor, ...] = tuple(_ANCHOR_IDS)
 
 
-def _trie(words: Iterable[bytes]) -> bytes:
-    """A regex matching any of ``words`` (the longest at a position), factored as a trie so
-    that the engine tests a few characters per position, not every word."""
-    trie: dict = {}
-    for word in words:
-        node = trie
-        for byte in word:
-            node = node.setdefault(byte, {})
-        node[None] = {}
-
-    def emit(node: dict) -> bytes:
-        branches = [re.escape(bytes([byte])) + emit(child)
-                    for byte, child in sorted(node.items(), key=lambda kv: kv[0] or 0)
-                    if byte is not None]
-        if not branches:
-            return b""
-        body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
-        return b"(?:" + body + b")?" if None in node else body
-
-    return emit(trie)
-
-
 # The parts each anchor can start, so that a scan runs only the parts whose anchors occur.
 _PARTS_BY_ANCHOR: dict[int, tuple[int, ...]] = {}
 
@@ -192,9 +171,14 @@ _TRIE_WORDS: frozenset[bytes] = frozenset(
     a.text.encode("ascii") for a in _ANCHORS if a.word and a.ascii)
 
 
-# Run over the text with a space before it: a match starts with the character before the word
-# (so the regex engine skips to the few places that can start one) at the word's own index.
-_TRIE_RE = re.compile(rb"[^A-Za-z0-9](" + _trie(_TRIE_WORDS) + rb")")
+# Run over the text with a space before it and every byte that is no ASCII letter or digit made
+# a space (``_SPACED``): a match starts with the space before the word, at the word's own index,
+# and the regex engine skips to the spaces as it skips to any literal (to a class, it tested
+# each byte).
+_TRIE_RE = re.compile(rb" (" + _trie(_TRIE_WORDS) + rb")")
+
+
+_SPACED = bytes(byte if chr(byte).isascii() and chr(byte).isalnum() else 32 for byte in range(256))
 
 
 # The trie words right after a "?" (which stands for any non-ASCII character in ``data``).
@@ -266,29 +250,36 @@ _PLAIN_OTHER: tuple[tuple[int, str, frozenset[str]], ...] = tuple(  # its non-AS
     for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
 
 
-_NON_ASCII_RE = re.compile("[^\x00-\x7f]+")
-
-
 _NON_ASCII_LETTERS_RE = re.compile("[^\\W_\x00-\x7f]+")
 
 
 @dataclass(frozen=True)
 class _Gate:
-    """What the gated path needs of a part, computed once: its anchor ids, the literals of
-    each (with the literal as a trie word, if it is one), its required anchor ids."""
+    """What the gated path needs of a part, computed once. Its literals that are trie words
+    are found through ``keys``: the trie words that start with one of them (a word of the text
+    the trie finds starts them), each with how many of them it starts with (so a part's count
+    of places is the sum over its literals, as if each were looked up alone). Its other
+    literals with their anchor ids, and its required anchor ids."""
 
-    anchor_ids: frozenset[int]
-    literals: dict[int, tuple[tuple[str, bytes | None], ...]]
+    keys: frozenset[bytes]
+    weights: dict[bytes, int]
+    weighted: bool                 # a key starts more than one of the literals
+    others: tuple[tuple[int, str], ...]
     requires: frozenset[int]
 
 
 def _gate(part: _Compiled) -> _Gate:
-    literals: dict[int, tuple[tuple[str, bytes | None], ...]] = {}
+    weights: dict[bytes, int] = {}
+    others: list[tuple[int, str]] = []
     for literal, anchor_id in part.anchors:
         word = literal.encode("ascii") if part.word and literal.isascii() else None
-        literals[anchor_id] = (*literals.get(anchor_id, ()),
-                               (literal, word if word in _TRIE_WORDS else None))
-    return _Gate(frozenset(literals), literals, frozenset(part.requires))
+        if word in _TRIE_WORDS:
+            for key in _EXTENSIONS[word]:
+                weights[key] = weights.get(key, 0) + 1
+        else:
+            others.append((anchor_id, literal))
+    return _Gate(frozenset(weights), weights, any(w > 1 for w in weights.values()),
+                 tuple(others), frozenset(part.requires))
 
 
 _GATES: tuple[_Gate, ...] = tuple(_gate(part) for part in _COMPILED)
@@ -297,18 +288,17 @@ _GATES: tuple[_Gate, ...] = tuple(_gate(part) for part in _COMPILED)
 class _ExactIndex(_Index):
     """The gated path's index: ``present`` holds exactly the ids of the anchors that occur (a
     word anchor where a word starts), ``starts`` where each trie word found starts a word
-    (not after a letter or digit of any script)."""
+    (not after a letter or digit of any script), ``keys`` those trie words."""
 
-    __slots__ = ("counts", "merged", "present", "starts")
+    __slots__ = ("counts", "keys", "present", "starts")
 
     def __init__(self, lower: str) -> None:
         super().__init__(lower)
-        self.merged: dict[bytes, list[int]] = {}   # word_starts, computed once a word
         self.counts: dict[str, int] = {}           # count, computed once a literal
         data = self.data
         starts: dict[bytes, list[int]] = {}
         get = starts.get
-        for match in _TRIE_RE.finditer(b" " + data):
+        for match in _TRIE_RE.finditer((b" " + data).translate(_SPACED)):
             key = match[1]
             found = get(key)
             if found is None:
@@ -327,6 +317,7 @@ class _ExactIndex(_Index):
                     else:
                         found.remove(i)
         self.starts = starts
+        self.keys = set(starts)
         present: set[int] = set()
         for key in starts:
             present.update(_PREFIX_IDS[key])
@@ -352,16 +343,17 @@ class _ExactIndex(_Index):
         lower = self.lower
         prefixes: dict[str, list[int]] = {}   # where such words start, by their first letters
         word_end = -1
-        for run in _NON_ASCII_LETTERS_RE.finditer(lower):   # every word with such a letter
-            start = run.start()
-            if start < word_end:
-                continue                   # inside the word already seen
-            while start and lower[start - 1].isalnum():
-                start -= 1
-            word = _WORDISH_RE.match(lower, start)
-            if word is not None:
-                prefixes.setdefault(word.group()[:3], []).append(start)
-                word_end = word.end()
+        for other in _OTHER_RUN_RE.finditer(self.data):    # only there can such letters be
+            for run in _NON_ASCII_LETTERS_RE.finditer(lower, other.start(), other.end()):
+                start = run.start()            # (every word with such a letter)
+                if start < word_end:
+                    continue                   # inside the word already seen
+                while start and lower[start - 1].isalnum():
+                    start -= 1
+                word = _WORDISH_RE.match(lower, start)
+                if word is not None:
+                    prefixes.setdefault(word.group()[:3], []).append(start)
+                    word_end = word.end()
         positions = self.positions
         for prefix in prefixes.keys() & _OTHER_WORDS.keys():
             starts = prefixes[prefix]
@@ -374,7 +366,7 @@ class _ExactIndex(_Index):
                     positions[(text, True)] = found
                 if found:
                     present.add(anchor_id)
-        others = set("".join(_NON_ASCII_RE.findall(lower)))   # the non-ASCII characters
+        others = set(non_ascii(lower))
         present.update([anchor_id for anchor_id, text, needs in _PLAIN_OTHER
                         if needs <= others and text in lower])
 
@@ -386,20 +378,6 @@ class _ExactIndex(_Index):
             found = (self.data.count(literal.encode("ascii")) if literal.isascii()
                      else self.lower.count(literal))
             self.counts[literal] = found
-        return found
-
-    def word_starts(self, word: bytes) -> list[int]:
-        """Where a trie word starts a word of the text, in order."""
-        found = self.merged.get(word)
-        if found is None:
-            starts = self.starts
-            extensions = _EXTENSIONS[word]
-            if len(extensions) <= len(starts):
-                lists = [f for key in extensions if (f := starts.get(key)) is not None]
-            else:
-                lists = [f for key, f in starts.items() if key.startswith(word)]
-            found = lists[0] if len(lists) == 1 else sorted(chain.from_iterable(lists))
-            self.merged[word] = found
         return found
 
 
@@ -429,28 +407,24 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
     present = index.present
     numbers = sorted({n for anchor_id in present for n in _PARTS_BY_ANCHOR.get(anchor_id, ())})
     dense = len(lower) >> _DENSE
-    word_starts, count, find = index.word_starts, index.count, index.find
+    starts, keys, count, find = index.starts, index.keys, index.count, index.find
     for number in numbers:
         gate = _GATES[number]
         if gate.requires and gate.requires.isdisjoint(present):
             continue
         part = _COMPILED[number]
-        # where the trie words among the part's literals start, and how often the others occur
-        lists: list[list[int]] = []
+        # where the trie words among the part's literals start (each place is one key's, so
+        # the lists are disjoint), and how often the others occur
+        lists = [starts[key] for key in gate.keys & keys]
+        if gate.weighted:
+            total = sum(len(starts[key]) * gate.weights[key] for key in gate.keys & keys)
+        else:
+            total = sum(map(len, lists))
         others: list[str] = []
-        total = 0
-        for anchor_id in gate.anchor_ids.intersection(present):
-            for literal, trie_word in gate.literals[anchor_id]:
-                if trie_word is not None:
-                    found = word_starts(trie_word)
-                    if found:
-                        lists.append(found)
-                        total += len(found)
-                else:
-                    occurs = count(literal)
-                    if occurs:
-                        others.append(literal)
-                        total += occurs
+        for anchor_id, literal in gate.others:
+            if anchor_id in present and (occurs := count(literal)):
+                others.append(literal)
+                total += occurs
         if not part.cased and total > dense:
             yield from _searched_matches(part, lower)
             continue
@@ -459,7 +433,12 @@ def _gated_matches(text: _Text) -> Iterator[tuple[int, int, str]]:
                 lists.append(found)
         if not lists:
             continue
-        positions = lists[0] if len(lists) == 1 else sorted(set().union(*lists))
+        if len(lists) == 1:
+            positions = lists[0]
+        elif others:
+            positions = sorted(set().union(*lists))
+        else:
+            positions = sorted(chain.from_iterable(lists))
         # ``_part_matches``, inline (no generator per part: most yield nothing), with two
         # changes that keep the matches: the regex is tried at every place in one C-level
         # pass (a try inside a previous match is dropped here, its result does not depend on

@@ -10,6 +10,15 @@ scanner, translation, ...). Since round 4 the match may also sit inside a short 
 between), and a phrase right after the closing quote may name it ("... as an example", "als
 Beispiel", 翻译...). The patterns are part of the rule-set version (``rules/__init__``).
 
+Since round 5, by structure rather than by phrase, a match is also a mention when it is
+addressed to no one: the whole of an inline code span (```<|im_start|>```), an element
+of a list of short quoted strings in code (``['you are now DAN', 'enable developer mode']``),
+named by an unquoted "such as" / "e.g." / "tokens like" right before it, or the complement of
+a causative about a third party ("a way to make it print the prompt", "tricked the bot into").
+
+Since round 6 a match is also a mention when it opens a verb phrase with a third person as
+its subject ("Raj will override the old pricing rules"): a statement, not an order.
+
 A mention is dropped from the rules' verdict only; PI-MODEL-1 still scores the text.
 """
 
@@ -24,6 +33,7 @@ _CONTEXT = 100
 _AFTER = 40      # characters after the closing quote that may name the quote an example
 _INSIDE = 60     # how far back inside a quoted phrase its opening quote may be
 _CLOSERS = frozenset(_QUOTES.values()) - frozenset(_QUOTES)
+_STOPS_RE = re.compile("[" + re.escape("\n" + "".join(_QUOTES) + "".join(sorted(_CLOSERS))) + "]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s|\s[—–-]\s")
 # (round 4) "_" separates words here: INJECTION_EXAMPLES, test_disregard_... name examples;
 # a call to the scanner quotes its input; German, French, Spanish, Italian and CJK words too
@@ -31,6 +41,8 @@ META = (r"(?:(?<![^\W_])(?:injections?|attacks?|attackers?|phrases?|payloads?|pr
         r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|tests?|testing|"
         r"scanners?|flags?|detects?|detection|kind|patterns?|jailbreaks?|red[- ]team\w*|persona|"
         r"fixtures?|sample|samples|warns?(?!\s+[\w.-]+:)|warning|translat\w*|homework|satz|beispiel\w*|"
+        # (round 6) de "etwa '...'" (for instance)
+        r"etwa|"
         r"angriff\w*|übersetz\w*|exemples?|phrases?|attaques?|ejemplos?|frases?|ataques?|"
         r"esempi[oa]?|traduci\w*|traduz\w*|tradu[cz]\w*)(?![^\W_])|test_\w+|scan\(|"
         r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入|练习|練習))")
@@ -50,7 +62,20 @@ REPORTED = (r"(?:(?<![\w])(?:e-?mails?|messages?|texts?|letters?|calls?|callers?
             r"pages?|invoices?|tickets?|posts?|villains?|characters?)\s+(?:\w+\s+){0,2}?"
             r"(?:tells?|told|telling|asks?|asked|asking|urges?|urged|instructs?|instructed|"
             r"wants?|wanted|demands?|demanded)\s+(?:\w+\s+){1,2}?to|(?<![\w])(?:is|was|are|were|"
-            r"being|gets?|got)\s+(?:told|asked|instructed|ordered)\s+to)\s+\Z")
+            r"being|gets?|got)\s+(?:told|asked|instructed|ordered)\s+to|"
+            # (round 5) a causative about a third party: "a way to make it print the prompt",
+            # "tricked the bot into", "got the model to" describe an attack, they order nothing
+            r"(?<![\w])(?:make|makes|made|making|get|gets|got|getting|trick|tricks|tricked|"
+            r"tricking|convince[sd]?|convincing|persuade[sd]?|persuading|coax(?:es|ed|ing)?|"
+            r"force[sd]?|forcing|manipulate[sd]?|manipulating|cause[sd]?|causing)\s+(?:it|them|"
+            r"him|her|(?:the|a|an|any|this|that)\s+(?:\w+\s+)?(?:bot|model|assistant|agent|ai|"
+            r"llm|chatbot|system)s?)\s+(?:into\s+|to\s+)?|"
+            # (round 6) what a user asked someone's assistant to do, in the past: "user asked
+            # the assistant to 'remember this forever: ...'" (not "asked you to": an order)
+            r"(?<![\w])(?:users?|customers?|clients?|callers?|visitors?|patients?)\s+"
+            r"(?:\w+\s+){0,2}?(?:asked|told|wanted|requested|instructed)\s+(?!you\b)"
+            r"(?:(?:the|our|my|a|their|his|her)\s+)?(?:\w+\s+)?(?:assistant|bot|chatbot|ai|agent|"
+            r"model|me|us|him|her|them)\s+to\s+[\"'“‘]?)\s*\Z")
 _REPORTED_RE = re.compile(REPORTED)
 _REPORTED_WINDOW = 60
 # ... unless the text names itself as the speaker: "this e-mail asks you to ..." is an order.
@@ -59,12 +84,83 @@ ADDRESSED = (r"(?<![\w])(?:this|these)\s+(?:\w+\s+)?(?:e-?mails?|messages?|texts
 _ADDRESSED_RE = re.compile(ADDRESSED)
 
 
-def quoted_mention(lower: str, start: int, end: int) -> bool:
+# (round 6) a statement about what a third party will do, not an order: the match opens a
+# verb phrase whose subject is right before it and is not "you", the machine or an authority
+# ("Raj will override the old pricing rules", "we decided to ignore the earlier guidance";
+# "you will ignore ...", "the assistant must forget ..." still count)
+SUBJECT = (r"(?<![\w'’])(?!(?:you|u|ya|assistants?|ai|models?|bots?|chatbots?|agents?|llms?|gpts?|"
+           r"systems?|operators?|admins?|administrators?|developers?|everyone|everybody|"
+           r"and|or|then|now|please|also|just|to|must|should|will)\s)"
+           r"(?:(?:i|we|he|she|they)(?:'ll|’ll)\s+(?:not\s+|also\s+|then\s+|just\s+)?\Z|"
+           r"(?:i|we|he|she|they|[a-z][\w-]{1,20})\s+"
+           r"(?:will|would|won't|shall|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|"
+           r"plans?\s+to|planned\s+to|decided\s+to|agreed\s+to|wants?\s+to|wanted\s+to|"
+           r"tried\s+to|tries\s+to|has\s+to|had\s+to|did|does|can|could|may|might)\s+"
+           r"(?:not\s+|also\s+|then\s+|just\s+|probably\s+)?\Z)")
+_SUBJECT_RE = re.compile(SUBJECT)
+_SUBJECT_WINDOW = 60
+
+
+# (round 5) named as an example right before the match, without quotes: "role markers such
+# as <|im_start|>", "e.g. [INST]", "tokens like <<SYS>>"
+EXAMPLE_BEFORE = (r"(?<![\w])(?:such\s+as|e\.\s?g\.,?|i\.\s?e\.,?|for\s+(?:example|instance),?|"
+                  # (round 6) the object of a check or a clean-up: "if the output contains
+                  # <|im_end|>, strip it", "escapes <script>"
+                  r"(?:contains?|containing|includes?|strips?|stripping|removes?|removing|"
+                  r"escapes?|escaping|detects?|detecting|matches|filters?\s+out|"
+                  r"(?:ends?|starts?)\s+with)(?:\s+(?:the|token|marker|string))*"
+                  # ... and the next in its list: "removes <|im_start|> and <|im_end|>"
+                  r"(?:\s+\S{1,20}(?:,|\s+(?:and|or)))?|"
+                  r"z\.\s?b\.|par\s+exemple|por\s+ejemplo|per\s+esempio|(?:markers?|tokens?|"
+                  r"tags?|strings?|phrases?|delimiters?|formats?|patterns?)\s+like)\s+\Z")
+_EXAMPLE_BEFORE_RE = re.compile(EXAMPLE_BEFORE)
+_EXAMPLE_WINDOW = 30
+_CODE_SPAN = 80          # how far after the match an inline code span may close
+# ... unless the line gives the span to run: "fixed by running `powershell -enc ...`"
+RUN_BEFORE = (r"(?<![\w])(?:run|runs|running|execute|executing|exec|paste|type|enter|call|"
+              r"invoke|launch|start|eval|ausführen|führe|exécute[rz]?|ejecuta[r]?|esegui|"
+              r"executa[r]?)(?![\w])")
+_RUN_BEFORE_RE = re.compile(RUN_BEFORE)
+_LIST_ITEM = 60          # the longest quoted list element read as a mention
+# a list element: the quote opens after "[", "(" or a comma, closes before ",", "]" or ")"
+_LIST_OPEN = "[(,"
+_LIST_CLOSE = re.compile(r"\s*[,\])]")
+# ... and the list's bracket follows "=", "(", "," or a name (a call): code, not a JSON array
+IN_CODE = r"(?:[=(,]|[\w.])\s*\Z"
+_IN_CODE = re.compile(IN_CODE)
+
+
+# Cheap necessary conditions for ``REPORTED`` and ``SUBJECT``, which end at the match (``\Z``)
+# and so are tried at each of the 60 places before it. Both end in a word between white space
+# (``\s``, where ``str.split`` splits), then at most one more such word: reported speech in "to"
+# or "into", a causative in its object ("make it", "get the bot"); a subject's verb phrase in
+# its modal ("will", "did", "going to", "we'll"), then perhaps "not", "also", ... So one of the
+# last two words of the 60 characters before the match is one of these, or no pattern matches.
+_REPORTED_LAST = frozenset(("to", "into", "it", "them", "him", "her", *(
+    word + plural for word in ("bot", "model", "assistant", "agent", "ai", "llm", "chatbot",
+                               "system") for plural in ("", "s"))))
+_MODALS = frozenset(("will", "would", "won't", "shall", "to", "did", "does", "can", "could",
+                     "may", "might"))
+_WILL = ("'ll", "’ll")
+
+
+def quoted_mention(lower: str, start: int, end: int, *, fast: bool = True) -> bool:
     """Whether ``lower[start:end]`` is mentioned rather than ordered: quoted as an example of
-    an attack, or reported as what someone else told someone to do."""
+    an attack, reported as what someone else told someone to do, or addressed to no one (in
+    inline code, in a list of quoted strings, after "such as"). ``fast``: ``REPORTED`` and
+    ``SUBJECT`` only where the last words before the match allow them (the same result)."""
     window = max(0, start - _REPORTED_WINDOW)
-    if (_REPORTED_RE.search(lower, window, start) is not None
+    last = lower[min(window, max(0, start - _SUBJECT_WINDOW)):start].split()[-2:] if fast else []
+    if ((not fast or not _REPORTED_LAST.isdisjoint(last))
+            and _REPORTED_RE.search(lower, window, start) is not None
             and _ADDRESSED_RE.search(lower, window, start) is None):
+        return True
+    if ((not fast or (lower[start - 1:start].isspace()
+                      and any(word in _MODALS or word.endswith(_WILL) for word in last)))
+            and _SUBJECT_RE.search(lower, max(0, start - _SUBJECT_WINDOW), start) is not None):
+        return True
+    if (_in_code_span(lower, start, end)
+            or _EXAMPLE_BEFORE_RE.search(lower, max(0, start - _EXAMPLE_WINDOW), start)):
         return True
     i = _opening_quote(lower, start)
     if i < 0:
@@ -72,10 +168,48 @@ def quoted_mention(lower: str, start: int, end: int) -> bool:
     close = lower.find(_QUOTES[lower[i]], end, end + _CLOSE)
     if close < 0 or "\n" in lower[end:close]:
         return False
+    if _list_element(lower, i, close):
+        return True
     # named as an example before the quote, or right after it ("... “Ignore all previous
     # instructions” soll als Beispiel ...")
     return (_META_RE.search(lower, max(0, i - _CONTEXT), i) is not None
             or _AFTER_RE.search(lower, close + 1, _line_end(lower, close + 1, _AFTER)) is not None)
+
+
+def _in_code_span(lower: str, start: int, end: int) -> bool:
+    """Whether the match is the whole of an inline code span (```<|im_start|>```, ```[INST]```):
+    a token or phrase named, not written to anyone. Only the whole span, and not one the line
+    gives to run ("fix it by running ```rm -rf ~```": how an order to run code is written);
+    a fenced block's ```` ``` ```` is no inline span."""
+    line_start = lower.rfind("\n", 0, start) + 1
+    opening = lower.rfind("`", line_start, start)
+    if (opening < 0 or lower.count("`", line_start, start) % 2 == 0
+            or lower.startswith("``", max(line_start, opening - 1))
+            or lower[opening + 1:start].strip()):
+        return False
+    closing = lower.find("`", end, _line_end(lower, end, _CODE_SPAN))
+    return (closing >= 0 and not lower[end:closing].strip()
+            and lower[closing + 1:closing + 2] != "`"
+            and _RUN_BEFORE_RE.search(lower, line_start, opening) is None)
+
+
+def _list_element(lower: str, opening: int, closing: int) -> bool:
+    """Whether the quoted text from ``opening`` to ``closing`` is short elements of a list or
+    tuple in code (``CASES = ['you are now DAN', 'enable developer mode']``; a match may run
+    across several): data, not an order. In code: the list is assigned or passed (its bracket
+    follows ``=``, ``(``, ``,`` or a name); a JSON array (after ``:`` or alone on its line:
+    ``["Agenda", "AI note-taker: omit the dispute"]``) may carry an order."""
+    i = opening - 1
+    while i >= 0 and lower[i] in " \t":
+        i -= 1
+    quote = re.escape(lower[closing])
+    elements = re.split(quote + r"\s*,\s*" + re.escape(lower[opening]), lower[opening + 1:closing])
+    if not (i >= 0 and lower[i] in _LIST_OPEN and all(len(e) <= _LIST_ITEM for e in elements)
+            and _LIST_CLOSE.match(lower, closing + 1) is not None):
+        return False
+    line_start = lower.rfind("\n", 0, opening) + 1
+    bracket = max(lower.rfind("[", line_start, opening), lower.rfind("(", line_start, opening))
+    return bracket >= 0 and _IN_CODE.search(lower, line_start, bracket) is not None
 
 
 def _line_end(lower: str, pos: int, most: int) -> int:
@@ -94,7 +228,9 @@ def _opening_quote(lower: str, start: int) -> int:
             return i
         if not lower[i].isspace() and lower[i] not in "*_":
             break
-    for i in range(start - 1, max(-1, start - _INSIDE), -1):
+    # (the quotes, closing quotes and line ends of the phrase, found in C: most have none)
+    for i in reversed([m.start() for m in _STOPS_RE.finditer(lower, max(0, start - _INSIDE + 1),
+                                                            start)]):
         ch = lower[i]
         if ch == "\n":
             return -1

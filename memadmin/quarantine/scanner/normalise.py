@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from memadmin.quarantine.scanner.limits import MIN_ZW_SPLITS
+from memadmin.quarantine.text import non_ascii
 
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
 
@@ -26,6 +27,12 @@ _INVISIBLE = ("[" + _ZERO_WIDTH + _BIDI_OVERRIDE + _BIDI_EMBED
 
 
 _INVISIBLE_RE = re.compile(_INVISIBLE)
+
+
+# Runs of "?" in a text as ASCII bytes (``encode("ascii", "replace")``): its non-ASCII
+# characters are there (and its real "?"s), so a search for them can run only there. (Written
+# with a literal first, which the regex engine skips to; it tries "?+" at every place.)
+_OTHER_RUN_RE = re.compile(rb"\?\?*")
 
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
@@ -105,9 +112,6 @@ _CG = "\u0370-\u03ff\u0400-\u052f"
 _CYR_GREEK_RE = re.compile(f"[{_CG}]")
 
 
-_CG_RUN_RE = re.compile(f"[{_CG}]+")
-
-
 _SCRIPT_SEAM_RE = re.compile(f"[{_LAT}][{_CG}]|[{_CG}][{_LAT}]")
 
 
@@ -178,7 +182,9 @@ class _Text:
 # space and a line break, so every index still maps to itself. Not after another backslash (an
 # escaped backslash) nor before a lower-case letter (a Windows path: C:\\new, \\reports).
 ESCAPED_BREAK = r"(?<!\\)\\[nr](?![a-z])"
-_ESCAPED_BREAK_RE = re.compile(ESCAPED_BREAK)
+# The same matches, written with the backslash first (a literal, which the regex engine skips
+# to; it tried the lookbehind at every place) and the lookbehind after it, over both characters
+_ESCAPED_BREAK_RE = re.compile(r"\\(?<!\\\\)[nr](?![a-z])")
 
 
 def _escaped_breaks(norm: str) -> str:
@@ -194,13 +200,14 @@ def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int
     if text.isascii():
         return _Text(text, _escaped_breaks(text), None), []
     found: list[tuple[int, int, str]] = []
-    invisible = _INVISIBLE_RE.search(text) is not None
+    others = non_ascii(text) if fast else text
+    invisible = _INVISIBLE_RE.search(others) is not None
     if invisible:
-        _flag_invisible(text, found)
+        _flag_invisible(text, found, others if fast else None)
     if not invisible and unicodedata.is_normalized("NFKC", text):
         norm, index = text, None
     else:
-        norm, index = _fold(text, chunked=fast)
+        norm, index = _fold(text, chunked=fast, others=others, invisible=invisible)
     norm = _unmix(norm, index, found, fast)
     return _Text(text, _escaped_breaks(norm), index), found
 
@@ -232,22 +239,25 @@ class _IndexMap:
         return self.orig_starts[k]
 
 
-def _fold(text: str, *, chunked: bool = True) -> tuple[str, _IndexMap]:
+def _fold(text: str, *, chunked: bool = True, others: str | None = None,
+          invisible: bool = True) -> tuple[str, _IndexMap]:
     """Drop invisible characters and NFKC the others, one character at a time. ``chunked``:
     skip the blocks of ``_FOLD_CHUNK`` characters that are NFKC-normalised and have no
     invisible character (a character NFKC changes on its own makes any text around it
-    unnormalised), the result is the same."""
+    unnormalised), the result is the same. ``others``: the text's non-ASCII characters, if
+    known (astral ones are looked for there); ``invisible``: False if it has no invisible
+    character (no block is searched for one)."""
     pieces: list[str] = []
     index = _IndexMap()
     length = 0
     position = 0
     unstable, unstable_basic = _unstable_re()
-    if _ASTRAL_RE.search(text) is None:    # (one C pass, where max(text) makes a str a char)
+    if _ASTRAL_RE.search(text if others is None else others) is None:
         unstable = unstable_basic
     if chunked and len(text) > _FOLD_CHUNK:
         matches: Iterable[re.Match[str]] = (
             match for start in range(0, len(text), _FOLD_CHUNK)
-            if _INVISIBLE_RE.search(text, start, start + _FOLD_CHUNK)
+            if (invisible and _INVISIBLE_RE.search(text, start, start + _FOLD_CHUNK))
             or not unicodedata.is_normalized("NFKC", text[start:start + _FOLD_CHUNK])
             for match in unstable.finditer(text, start, start + _FOLD_CHUNK))
     else:
@@ -271,13 +281,47 @@ def _fold(text: str, *, chunked: bool = True) -> tuple[str, _IndexMap]:
     return "".join(pieces), index
 
 
-def _flag_invisible(text: str, found: list[tuple[int, int, str]]) -> None:
+def _flag_invisible(text: str, found: list[tuple[int, int, str]],
+                    others: str | None = None) -> None:
+    """Flag tag runs, bidi controls and words split by zero-width characters. ``others``: the
+    text's non-ASCII characters, if known (each kind is looked for there first: all of them
+    are non-ASCII), and then a split is looked for only where a run of zero-width
+    characters starts (``_zw_splits``)."""
+    if others is None or _TAG_RUN_RE.search(others) is not None:
+        _flag_tags(text, found)
+    if others is None or _BIDI_RE.search(others) is not None:
+        _flag_bidi(text, found)
+    if _ZW_ANY_RE.search(text if others is None else others):
+        splits = ([m.start() for m in _ZW_SPLIT_RE.finditer(text)] if others is None
+                  else _zw_splits(text))
+        if len(splits) >= MIN_ZW_SPLITS:
+            _flag_split_words(text, splits, found)
+
+
+# A split starts right after a letter with a zero-width character (a soft hyphen or another),
+# so only where a run of them starts: there at most one, the one ``_ZW_SPLIT_RE.match`` finds
+# (its lookbehind sees the letter before the start; the match takes the whole run)
+_ZW_RUN_RE = re.compile(f"[{_ZERO_WIDTH}]+")
+
+
+def _zw_splits(text: str) -> list[int]:
+    """Where ``_ZW_SPLIT_RE.finditer(text)`` matches, found from the runs of zero-width
+    characters (a pattern that starts with a class, which the regex engine skips to; the
+    split pattern starts with a lookbehind, tried at every place)."""
+    match = _ZW_SPLIT_RE.match
+    return [run.start() for run in _ZW_RUN_RE.finditer(text) if match(text, run.start())]
+
+
+def _flag_tags(text: str, found: list[tuple[int, int, str]]) -> None:
     for match in _TAG_RUN_RE.finditer(text):
         start, end = match.span()
         if (start > 0 and text[start - 1] == "\U0001f3f4"
                 and _FLAG_TAGS_RE.fullmatch(text, start, end)):
             continue                       # an emoji subdivision flag, such as England's
         found.append((start, end, "PI-UNICODE-TAG"))
+
+
+def _flag_bidi(text: str, found: list[tuple[int, int, str]]) -> None:
     rtl: bool | None = None
     for match in _BIDI_RE.finditer(text):
         if match.group() in _BIDI_EMBED:
@@ -289,10 +333,6 @@ def _flag_invisible(text: str, found: list[tuple[int, int, str]]) -> None:
         close = _BIDI_END_RE.search(text, start + 1, start + 2000)
         end = close.end() if close else min(len(text), start + 2000)
         found.append((start, end, "PI-UNICODE-BIDI"))
-    if _ZW_ANY_RE.search(text):
-        splits = [m.start() for m in _ZW_SPLIT_RE.finditer(text)]
-        if len(splits) >= MIN_ZW_SPLITS:
-            _flag_split_words(text, splits, found)
 
 
 def _word_end(text: str, start: int) -> int:
@@ -328,7 +368,9 @@ def _unmix(norm: str, index: _IndexMap | None, found: list[tuple[int, int, str]]
         return norm
     pieces: list[str] = []
     position = 0
-    for seam in _SCRIPT_SEAM_RE.finditer(norm):
+    # (``fast``: the seams found from their Cyrillic or Greek letter, ``_SEAM_AT_RE``: each
+    # is in the same word as the seam, so the same words are found)
+    for seam in (_SEAM_AT_RE if fast else _SCRIPT_SEAM_RE).finditer(norm):
         if seam.start() < position:
             continue                       # inside a word already handled
         start = seam.start()
@@ -355,15 +397,18 @@ def _unmix(norm: str, index: _IndexMap | None, found: list[tuple[int, int, str]]
 
 
 def _has_seam(norm: str) -> bool:
-    """Whether a Latin letter touches a Cyrillic or Greek one: cheap when there are few runs
-    of Cyrillic or Greek letters (a Latin text with a Greek "μ"), else one regex pass."""
-    for count, run in enumerate(_CG_RUN_RE.finditer(norm)):
-        if count >= 64:
-            return _SCRIPT_SEAM_RE.search(norm) is not None
-        start, end = run.span()
-        if (start and _LATIN_RE.match(norm, start - 1)) or _LATIN_RE.match(norm, end):
-            return True
-    return False
+    """Whether a Latin letter touches a Cyrillic or Greek one (``_SCRIPT_SEAM_RE`` matches):
+    none if the text's non-ASCII characters have no Cyrillic or Greek letter, else one search
+    that starts at such a letter (``_SEAM_AT_RE``)."""
+    if _CYR_GREEK_RE.search(non_ascii(norm)) is None:
+        return False
+    return _SEAM_AT_RE.search(norm) is not None
+
+
+# A Cyrillic or Greek letter with a Latin one before or after it: where ``_SCRIPT_SEAM_RE``
+# finds a seam, written with the letter first (a class, which the regex engine skips to; it
+# tried both branches at every place)
+_SEAM_AT_RE = re.compile(f"[{_CG}](?:(?<=[{_LAT}][{_CG}])|(?=[{_LAT}]))")
 
 
 def _unmix_word(word: str) -> str | None:

@@ -23,12 +23,20 @@ from memadmin.quarantine.scanner.limits import (
     MIN_UNDECODED_RUN,
     MIN_VS_RUN,
 )
+from memadmin.quarantine.text import non_ascii
 
-_VS_RUN_RE = re.compile(f"[\ufe00-\ufe0f\U000e0100-\U000e01ef]{{{MIN_VS_RUN},}}")
-_OPS_RUN_RE = re.compile(f"[\u2061-\u2064]{{{MIN_BITS_RUN},}}")
-_ZW_RUN_RE = re.compile(f"[\u200b\u200c\u200d\u2060\ufeff]{{{MIN_BITS_RUN},}}")
-_ANY_RUN_RE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\ufe00-\ufe0f\U000e0100-\U000e01ef"
-                         f"\u180e\u061c]{{{MIN_UNDECODED_RUN},}}")
+
+def _run_re(chars: str, least: int) -> re.Pattern[str]:
+    """Runs of at least ``least`` of ``chars``, written as one of them first: a pattern that
+    starts with a class, which the regex engine skips to (it tries a repeat at every place)."""
+    return re.compile(f"[{chars}][{chars}]{{{least - 1},}}")
+
+
+_VS_RUN_RE = _run_re("\ufe00-\ufe0f\U000e0100-\U000e01ef", MIN_VS_RUN)
+_OPS_RUN_RE = _run_re("\u2061-\u2064", MIN_BITS_RUN)
+_ZW_RUN_RE = _run_re("\u200b\u200c\u200d\u2060\ufeff", MIN_BITS_RUN)
+_ANY_RUN_RE = _run_re("\u200b-\u200f\u2060-\u2064\ufeff\ufe00-\ufe0f\U000e0100-\U000e01ef"
+                      "\u180e\u061c", MIN_UNDECODED_RUN)
 _HINT_RE = re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _TEXTLIKE_RE = re.compile(r"[^\W\d_]|\s")
 
@@ -90,15 +98,29 @@ def _decode_selectors(run: str) -> str | None:
 def hidden_channels(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, decoded)`` of every run of invisible characters that carries text, and of
     every longer run that decodes under no scheme (nothing legitimate needs one)."""
-    if text.isascii() or _HINT_RE.search(text) is None:
+    if text.isascii():
         return []
+    others = non_ascii(text)
+    if _HINT_RE.search(others) is None:
+        return []                          # (invisible characters are all non-ASCII)
+    return _channels(text, others)
+
+
+def _channels(text: str, others: str | None = None) -> list[tuple[int, int, str]]:
+    """``hidden_channels``' runs. ``others``: the text's non-ASCII characters, if known: a
+    pattern finds no run in the text if it finds none there (a run's characters are all
+    non-ASCII, so they are adjacent there too), a search of a few characters, not all."""
     found: list[tuple[int, int, str]] = []
     for pattern, decode in ((_VS_RUN_RE, _decode_selectors), (_OPS_RUN_RE, _decode_symbols),
                             (_ZW_RUN_RE, _decode_symbols)):
+        if others is not None and pattern.search(others) is None:
+            continue
         for match in pattern.finditer(text):
             decoded = decode(match.group())
             if decoded is not None:
                 found.append((match.start(), match.end(), decoded))
+    if others is not None and _ANY_RUN_RE.search(others) is None:
+        return found
     for match in _ANY_RUN_RE.finditer(text):
         if not any(start < match.end() and match.start() < end for start, end, _ in found):
             found.append((match.start(), match.end(), ""))

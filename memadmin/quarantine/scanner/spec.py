@@ -3,6 +3,7 @@ family's rules are written with."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -121,3 +122,36 @@ _LINE_START = r"(?:^|(?<=\n))[ \t]{0,8}\Z"
 
 
 _HEADING_START = r"(?:^|(?<=[\n>\[(\"'.!?:;*]))[ \t]{0,8}(?:#{1,6}[ \t]*|\*\*)?\Z"
+
+
+# The engine tests a trie node's branches in order, one byte each, and at most one can match
+# (they start with different bytes): common letters first, the fewest tests on ordinary text.
+_FREQUENT = b"etaoinsrhldcumfpgwybvkxjqz"
+
+
+def _byte_order(item: tuple[int | None, dict]) -> tuple[int, int]:
+    byte = item[0] or 0
+    return (_FREQUENT.find(byte) % (len(_FREQUENT) + 1), byte)
+
+
+def _trie(words: Iterable[bytes]) -> bytes:
+    """A regex matching any of ``words`` (the longest at a position), factored as a trie so
+    that the engine tests a few characters per position, not every word."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for byte in word:
+            node = node.setdefault(byte, {})
+        node[None] = {}
+
+    def emit(node: dict) -> bytes:
+        branches = [re.escape(bytes([byte])) + emit(child)
+                    for byte, child in sorted(node.items(), key=_byte_order)
+                    if byte is not None]
+        if not branches:
+            return b""
+        if None in node:    # a word ends here: an empty branch last, which the engine tries
+            return b"(?:" + b"|".join(branches) + b"|)"   # faster than an optional group
+        return branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+
+    return emit(trie)

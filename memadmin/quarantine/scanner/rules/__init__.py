@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from memadmin.quarantine.scanner import mentions, normalise
+from memadmin.quarantine.scanner import encodings, mentions, normalise
 from memadmin.quarantine.scanner.rules import (
     buried,
     code_execution,
@@ -58,7 +58,22 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                                      f"{mentions._SENTENCE_END.pattern} {mentions.AFTER_META}"),
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
-            ("~escaped-breaks", "", normalise.ESCAPED_BREAK))
+            ("~escaped-breaks", "", normalise.ESCAPED_BREAK),
+            ("~addressed-to-no-one", "", f"{mentions.EXAMPLE_BEFORE} {mentions._EXAMPLE_WINDOW} "
+                                         f"{mentions._CODE_SPAN} {mentions.RUN_BEFORE} "
+                                         f"{mentions._LIST_ITEM} {mentions._LIST_OPEN} "
+                                         f"{mentions._LIST_CLOSE.pattern} "
+                                         f"{mentions.IN_CODE}"),
+            ("~third-person-subject", "", f"{mentions.SUBJECT} {mentions._SUBJECT_WINDOW}"),
+            # what the decoders find (a decoded block is judged as plain text is, and a rule's
+            # match inside an encoded block is left to the block: issue 19, 2026-12-05)
+            ("~decoders-2", "", " ".join(
+                [pattern.pattern for pattern, _kind, _hint in encodings._KINDS]
+                + [encodings._WRAP_GAP_RE.pattern, encodings._WRAP_TAIL_RE.pattern,
+                   encodings._ESCAPED_GAP_RE.pattern,
+                   repr(sorted(encodings._WRAP_WIDTHS)), encodings._FORM_WORD_RE.pattern,
+                   repr(encodings._FORM_WORDS), repr(encodings.MIN_ROT13_LETTERS),
+                   repr(encodings.ROT13_SHARE), repr(encodings.ROT13_RATIO)])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))

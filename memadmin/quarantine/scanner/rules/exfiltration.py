@@ -88,7 +88,7 @@ _PATH_PLACEHOLDER = (r"/(?:\{\{?\s*|<|\$\{|%7b|\[)(?:[\w ]{0,20}?)(?:data|histor
 
 
 # A destination ahead on the line (cheap: every address above has "@" or "/", or is www.).
-_DESTINATION_AHEAD = r"(?=[^\n@/]{0,200}[@/]|[^\n]{0,200}?www\.)"
+_DESTINATION_AHEAD = r"(?=[^\n@/]{0,200}+[@/]|[^\n]{0,200}?www\.)"
 
 
 _URL = r"(?:https?://|www\.)[^\s)\]\"'<>]{1,300}+"
@@ -96,7 +96,11 @@ _URL = r"(?:https?://|www\.)[^\s)\]\"'<>]{1,300}+"
 
 # A placeholder for data in an address: {x}, {{x}}, ${x}, $X_Y, %7bx%7d, <x ...>, [X ...], or a
 # value in capitals naming data (USER_EMAIL, CHAT_HISTORY, HISTORIQUE).
-_PLACEHOLDER = (r"(?:\{\{?\s*[a-z_][\w. -]{0,40}\}\}?|\$\{[a-z_][\w.]{0,40}\}"
+_PLACEHOLDER = (r"(?:\{\{?\s*[a-z_][\w. -]{0,40}\}\}?|"
+                # (round 6) a placeholder written as a phrase naming the user's data
+                # (conversation or secrets: "{the user's e-mail address}" is API docs)
+                r"\{[a-z_][\w .,'’-]{0,60}(?:conversation|chat|messages|histor\w*|"
+                r"passwords?|secrets?|tokens?|cookies?)[\w .,'’-]{0,40}\}|\$\{[a-z_][\w.]{0,40}\}"
                 r"|(?-i:\$[A-Z][A-Z0-9_]{2,40})|%7b[a-z_][\w.]{0,40}%7d"
                 r"|<[a-z_][\w .,'-]{0,60}>|\[[a-z_][\w .,'-]{2,60}\]"
                 r"|(?-i:(?<=[=/])[A-Z][A-Z0-9]{2,20}(?:_[A-Z0-9]{2,20}){1,4}(?=[&#)\s/]|$))"

@@ -41,13 +41,16 @@ _CODE_SPECS: tuple[_Spec, ...] = (
           "after NFKC, a word of Latin and Cyrillic/Greek letters whose minority-script letters "
           "are all look-alikes of the majority script"),
     _Spec("PI-ENCODED-1", "encoded_payload",
-          "An encoded block (base64, hex, URL escapes, HTML entities, \\u escapes or ROT13) "
-          "decodes to text that itself contains a prompt injection.",
-          f"base64/base64url >= {MIN_B64} chars, hex >= {MIN_HEX} digits (plain, spaced, \\x, "
-          f"0x); >= {MIN_ENTITIES} %xx escapes ('+' a space), HTML entities or \\u, \\u{{}}, "
-          "\\U escapes (surrogate pairs joined), with the letters just before the first "
-          "(<= 24); ROT13 when >= 3 words (3x the plain ones) rotate to common prompt words, "
-          "with up to 3 words before and after them; "
+          "An encoded block (base64, base32, hex, URL or form escapes, HTML entities, \\u "
+          "escapes, letters spaced out or ROT13) decodes to text that itself contains a prompt "
+          "injection.",
+          f"base64/base64url >= {MIN_B64} chars (wrapped lines joined, also URL-quoted), "
+          f"base32, hex >= {MIN_HEX} digits (plain, spaced, wrapped, \\x, "
+          f"0x); >= {MIN_ENTITIES} %xx escapes ('+' a space), '+'-joined words, HTML entities "
+          "or \\u, \\u{}, \\U escapes (surrogate pairs joined), with the letters just before "
+          "the first (<= 24); >= 8 single characters spaced out; ROT13 lines whose letters are "
+          "mostly rotated vowels, or >= 3 words (3x the plain ones) that rotate to common "
+          "prompt words, with up to 3 words before and after them; "
           f"<= {MAX_BLOCKS} blocks of <= {MAX_DECODED} bytes per level, {MAX_DEPTH} levels; "
           f">= {PRINTABLE_SHARE} printable UTF-8; rescanned with every rule and the model"),
     _Spec("PI-UNICODE-HIDDEN", "invisible_unicode",

@@ -70,8 +70,9 @@ SPECS: tuple[_Spec, ...] = (
                      r"where\s+there\s+are\s+no\s+(?:rules|laws|restrictions|limits|ethics)",
                      # (round 4) "an AI whose restrictions were removed by its creators"
                      r"(?:ai|model|assistant|chatbot|bot|llm|version|persona)\s+(?:whose|with)\s+"
-                     r"(?:\w+\s+)?(?:rules|restrictions|limits|filters|guidelines|guardrails)\s+"
-                     r"(?:were|have\s+been|had\s+been|are|got)\s+(?:all\s+)?(?:removed|lifted|"
+                     r"(?:\w+\s+)?(?:rules|restrictions|limits|filters|guidelines|guardrails|"
+                     r"alignment|safety\s+training|ethics|censorship)\s+"
+                     r"(?:were|was|is|has\s+been|have\s+been|had\s+been|are|got)\s+(?:all\s+)?(?:removed|lifted|"
                      r"disabled|deleted|switched\s+off|turned\s+off|stripped)",
                      r"evil\s+(?:twin|alter\s+ego|version|counterpart|ai|assistant|model|bot)",
                      r"jailbroken\s+(?:version|mode|ai|model|assistant|chatbot|variant|copy|self)",
@@ -228,11 +229,25 @@ SPECS: tuple[_Spec, ...] = (
               r"(?:now\s+|temporarily\s+)?)?"
               + _alt("disabled", "off", "suspended", "lifted", "removed", "deactivated",
                      r"turned\s+off", r"switched\s+off", "bypassed",
-                     r"no\s+longer\s+(?:apply|active|in\s+effect)") + _E,
+                     r"no\s+longer\s+(?:apply|active|in\s+effect)",
+                     # (round 5) "ethical restrictions do not apply here": to the AI, this
+                     # chat or this text ("do not apply to the new lab" scopes them elsewhere)
+                     r"(?:do|does|don't|doesn't)\s*(?:not\s+)?apply(?=\s*(?:[.,;!:]|$|here\b|"
+                     r"now\b|any\s?more\b|in\s+this\s+(?:chat|conversation|session|mode|context)|"
+                     r"to\s+(?:you|this\s+(?:chat|conversation|session|document|request|answer|"
+                     r"task))\b|for\s+(?:you|this\s+(?:chat|conversation|session|task))\b))") + _E,
               requires=("disabled", "off", "suspended", "lifted", "removed", "deactivated",
-                        "turned", "switched", "bypassed", "longer")),
+                        "turned", "switched", "bypassed", "longer", "apply")),
            _p(("all", "content", "safety"), r"(?:\s+(?:content|safety))?\s+restrictions\s+lifted"
               + _E),
+           # (round 6) "[FREE] answers as if no policy applied": the AI's answers ("we ran
+           # it as if no rules applied" is no persona)
+           _p(("answers", "answer", "answering", "responds", "respond", "responding", "reply",
+               "replies", "replying", "speaks", "speak", "speaking", "writes", "writing"),
+              r"\s+(?:\w+\s+){0,2}?as\s+(?:if|though)\s+(?:there\s+were\s+no|you\s+had\s+no|no)\s+"
+              r"(?:content\s+|safety\s+|usage\s+)?(?:polic(?:y|ies)|rules|filters?|restrictions|"
+              r"guidelines|guardrails|limits)\s+(?:applied|existed|mattered|were\s+in\s+place|"
+              r"bound\s+you)" + _E, requires=("as",)),
            # "You're Unbound, the version of you from before alignment"
            _p(("version",), r"\s+of\s+you\s+(?:from\s+)?(?:before|without)\s+(?:any\s+|your\s+|"
               r"the\s+)?(?:alignment|safety\s+training|rlhf|filters|restrictions|rules|"

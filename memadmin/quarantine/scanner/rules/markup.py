@@ -13,7 +13,11 @@ from memadmin.quarantine.scanner.spec import _E, _alt, _p, _Spec
 _JS_DANGER = (r"(?:document\s*\.\s*(?:cookie|domain|location|body|write)|window\s*\.\s*location|"
               r"(?<![\w.])location\s*(?:\.\s*href\s*)?=|fetch\s*\(|new\s+image\b|"
               r"xmlhttprequest|sendbeacon|localstorage|sessionstorage|eval\s*\(|atob\s*\(|"
-              r"import\s*\(|string\s*\.\s*fromcharcode|postmessage\s*\(|\.src\s*=|"
+              r"import\s*\(|string\s*\.\s*fromcharcode|postmessage\s*\(|"
+              # (round 6) not a fallback to a quoted relative path on the same site:
+              # onerror="this.src='/img/default.png'"
+              r"\.src\s*=(?!\s*(?:\\?['\"])(?:\.{0,2}/)?(?!/)[\w.-]+(?:/[\w.-]+)*\\?['\"]"
+              r"\s*;?\s*(?:\\?['\"]|>|$))|"
               r"alert\s*\(\s*document)")
 _DANGER_WORDS = ("cookie", "domain", "location", "document.body", "document.write", "fetch",
                  "image", "xmlhttprequest", "sendbeacon", "localstorage", "sessionstorage", "eval",

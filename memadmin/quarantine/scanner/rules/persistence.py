@@ -23,9 +23,15 @@ SPECS: tuple[_Spec, ...] = (
               + _NOT_A_PREFERENCE),
            _p((r"next\s+time\s+and\s+every\s+time\s+after", r"from\s+now\s+on\s+and\s+forever",
                r"survives?\s+(?:any\s+|all\s+)?(?:memory\s+)?resets?", r"standing\s+order",
+               # (round 5) wipes and clears too; "keep doing so even after a reset" (a memory's
+               # reset: a config kept "even after a restart" is no order to the AI)
+               r"survives?\s+(?:any\s+|all\s+)?(?:memory\s+)?(?:wipes?|clears?)",
+               r"even\s+after\s+(?:a|any|every|each|the\s+next)\s+(?:memory\s+)?(?:reset|wipe)",
                r"permanent\s+part\s+of\s+your", r"so\s+(?:that\s+)?you\s+never\s+forget",
                # (round 4)
-               r"part\s+of\s+your\s+(?:permanent|long[\s-]?term|persistent|core)\s+memory",
+               # (round 6) "lasting" too, not a memory "of the trip"
+               r"part\s+of\s+your\s+(?:permanent|long[\s-]?term|persistent|core|lasting)\s+"
+               r"memory(?!\s+of\b)",
                r"persist\s+(?:this|these|it|that)\s+(?:across|between|over|through)\s+"
                r"(?:all\s+)?(?:sessions|conversations|chats|restarts)",
                *(adverb + r"\s+(?:if|when|after)\s+(?:the\s+user\s+|someone\s+|anyone\s+)?"
@@ -131,6 +137,16 @@ SPECS: tuple[_Spec, ...] = (
               requires=("memor",)),
            _p(("add",), r"\s+(?:a\s+)?(?:new\s+)?(?:core|permanent|persistent)\s+"
               r"memor(?:y|ies)" + _E),
+           # (round 6) "Update your persistent notes: ...", "Store this rule in your profile"
+           # (not "update your profile settings: ...": the AI's lasting notes or a rule)
+           _p(("update", "edit", "change", "rewrite", "store", "save", "write", "put", "add"),
+              r"\s+(?:this\s+(?:rule|instruction)\s+(?:in|into|to)\s+your\s+(?:persistent\s+|"
+              r"permanent\s+|long[\s-]?term\s+)?(?:notes|profile|instructions|rules)|your\s+"
+              r"(?:persistent|permanent|long[\s-]?term|standing)\s+(?:notes|profile|"
+              r"instructions|rules))\b[^.\n]{0,60}?[:;]\s*[^\n]{0,120}?" + _B
+              + r"(?:forever|permanently|from\s+now\s+on|always|never|in\s+(?:every|all)\s+"
+              r"(?:future\s+)?(?:chats?|sessions?|conversations?))" + _E,
+              requires=("your",)),
            _p(("store", "save", "remember", "keep"), r"\s+(?:this|that|the\s+following)\s+"
               r"(?:rule\s+)?(?:permanently|forever)" + _E),
            _p(("speichere", r"merke\s+dir", "füge", "schreibe", "nimm"),
@@ -179,6 +195,10 @@ _COVERT_ACT = (r"\s+(?:also\s+)?(?:b?cc|forward|send|copy|add|include|insert|app
                r"upload|post|report|log|record|e-?mail|text|change|delete|remove|approve|pay|"
                r"recommend|redirect|steer|collect|save|store|keep)")
 _SECRET_LEADS = (r"never\s+(?:tell|inform|let|mention|reveal|disclose|show|ask)",
+                 # (round 6) keeping warnings from the user, not from the writer ("never alert
+                 # me about ..." is a preference)
+                 r"never\s+(?:warn|alert|notify)\s+(?:the\s+user|users|the\s+customer|them|him|"
+                 r"her|anyone)",
                  r"without\s+(?:telling|informing|letting|disclosing|mentioning|saying|asking)",
                  # a covert act, not a quiet one ("silently skip the weather" is a preference)
                  *(adverb + _COVERT_ACT for adverb in ("silently", "secretly", "quietly",
@@ -191,7 +211,8 @@ _NOT_CONDITIONAL = r"(?![^.\n]{0,60}\bunless\b)"
 _HARM_WORDS = ("never", "without", "silently", "secretly", "quietly", "covertly", "discreetly",
                "don", "do", "keep", "cc", "bcc", "forward", "copy", "ignore", "steer", "card",
                "pre", "approved", "sag", "sagt", "sage", "nie", "heimlich", "ohne", "in", "sans",
-               "en", "secrètement", "ne", "nunca", "sin", "di", "non", "sem", "em", "никогда",
+               "en", "secrètement", "ne", "nunca", "warn", "alert", "notify", "mostrare",
+               "dire", "segnalare", "avvisare", "sin", "di", "non", "sem", "em", "никогда",
                "не", "тайно", "незаметно", "втихую")
 _HARM = _alt(*_SECRET_LEADS,
              r"(?:b?cc|forward|copy)\b[^\n]{0,60}?@", r"ignore\s+any\s+(?:request|instruction)",
@@ -200,7 +221,9 @@ _HARM = _alt(*_SECRET_LEADS,
              r"in\s+cc", r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
              r"ne\s+dis\s+jamais", r"nunca\s+(?:le\s+)?(?:digas|cuentes|conte|diga)",
              r"sin\s+decír\w+", r"en\s+secreto", r"en\s+copia\s+oculta", r"in\s+silenzio",
-             r"non\s+dirlo", r"di\s+nascosto", r"sem\s+contar", r"em\s+segredo",
+             r"non\s+dirlo", r"di\s+nascosto",
+             # (round 6) "non mostrare mai all'utente gli avvisi"
+             r"non\s+(?:mostrare|dire|segnalare|avvisare)\s+mai", r"sem\s+contar", r"em\s+segredo",
              r"никогда\s+не\s+говори", r"не\s+говори", "тайно", "незаметно", "втихую")
 
 SPECS = SPECS + (
@@ -212,6 +235,7 @@ SPECS = SPECS + (
            _p(_SECRET_LEADS, _NOT_CONDITIONAL + _E + r"[^\n]{0,200}?" + _B + _alt(*_DURABLE)
               + _E),
            _p(("永久", "永远", "以后", "今后", "从现在起"), r"[^。！？\n]{0,40}?(?:悄悄|不要告诉|"
-              r"秘密|偷偷|抄送)", word=False),
+              # (round 6) "不用抄送给别人" (no need to CC anyone) sends nothing
+              r"秘密|偷偷|(?<!不用)(?<!不要)(?<!无需)(?<!不必)(?<!别)抄送)", word=False),
            )),
 )

@@ -51,12 +51,17 @@ _AUTHORITIES = (r"(?:your|the|an?|our)?\s*(?:system\s+)?administrators?",
                 r"(?:the\s+)?(?:ai|model)\s+(?:provider|vendor|development\s+team|team)",
                 r"(?:vom|von\s+der|vom\s+|des|der)\s*(?:system\w*|administrator\w*|admin\w*|"
                 r"entwickler\w*|betreiber\w*)",
-                r"(?:de\s+l'|du\s+|de\s+la\s+|des\s+)\s*(?:système|administrat\w+|admin|"
+                # (round 5) "... de l'administrateur (du) système" and its kin below
+                r"(?:de\s+l'|du\s+|de\s+la\s+|des\s+)\s*(?:système|administrat\w+"
+                r"(?:\s+(?:du\s+)?système)?|admin|"
                 r"développeur\w*|opérateur|équipe(?:\s+[\w']+){1,3})",
-                r"(?:del?\s+|de\s+la\s+)(?:sistema|administrador\w*|desarrollador\w*|operador|equipo"
+                r"(?:del?\s+|de\s+la\s+)(?:sistema|administrador\w*(?:\s+del\s+sistema)?|"
+                r"desarrollador\w*|operador|equipo"
                 r"(?:\s+[\w']+){1,3})",
-                r"(?:d[oa]\s+)(?:sistema|administrador\w*|desenvolvedor\w*|operador|equipe(?:\s+[\w']+){1,3})",
-                r"(?:del|dello|dell'|della|di)\s*(?:sistema|amministrator\w+|sviluppator\w+|operatore|"
+                r"(?:d[oa]\s+)(?:sistema|administrador\w*(?:\s+do\s+sistema)?|desenvolvedor\w*|"
+                r"operador|equipe(?:\s+[\w']+){1,3})",
+                r"(?:del|dello|dell'|della|di)\s*(?:sistema|amministrator\w+(?:\s+di\s+sistema)?|"
+                r"sviluppator\w+|operatore|"
                 r"team(?:\s+[\w']+){1,3})",
                 r"van\s+(?:de\s+|het\s+)?(?:beheerder\w*|systeem|ontwikkelaar\w*|admin\w*)",
                 r"(?:od\s+)?(?:administratora|systemu|dewelopera|programisty|administracji)",
@@ -91,6 +96,13 @@ _NOTICE_CUES = (
     r"(?:has|have)\s+been\s+(?:verified|confirmed)\s+as\s+(?:an?\s+|the\s+)?(?:system\s+)?"
     r"(?:admin\w*|owner|operator|developer)",
     r"autoriz\w*\s+(?:o|el|l')\s*(?:assistente|asistente|assistant)",
+    # (round 5) "the assistant is (now) authorised to" in the other languages of the corpus
+    r"(?:l'assistente|l'ia|il\s+modello)\s+è\s+(?:ora\s+|adesso\s+)?autorizzat\w+\s+(?:a|ad)",
+    r"(?:l'assistant|l'ia|le\s+modèle)\s+est\s+(?:désormais\s+|maintenant\s+)?autorisé\w*\s+à",
+    r"(?:el\s+asistente|la\s+ia|el\s+modelo)\s+está\s+(?:ahora\s+)?autorizad\w+\s+a",
+    r"(?:o\s+assistente|a\s+ia|o\s+modelo)\s+está\s+(?:agora\s+)?autorizad\w+\s+a",
+    r"(?:der\s+assistent|die\s+ki|das\s+modell)\s+(?:darf|ist\s+(?:ab\s+sofort\s+|jetzt\s+)?"
+    r"berechtigt)",
     r"(?:l'utilisateur|el\s+usuario|o\s+usuário|der\s+nutzer|il\s+utente)\s+(?:est|es|é|ist|è)\s+"
     r"(?:un\s+|uno\s+|um\s+|ein\s+)?(?:administra\w+|admin\w*)",
     r"du\s+darfst", r"ab\s+(?:jetzt|sofort)\s+(?:darfst|musst|sollst|bist)\s+du",
@@ -188,15 +200,25 @@ _ROLE_HEADER = (
     _p(("#",), r"{1,6}[ \t]*(?:system|developer|admin(?:istrator)?|operator)[ \t]*\n[^\n]{0,200}?"
        + _B + _alt(r"(?:previous|prior|earlier|original|old)\s+(?:system\s+prompt|instructions|"
                    r"rules)",
+                   # (round 5) what was revoked is the instructions, not "the admin panel"
+                   r"(?:prompt|instructions|rules|guidelines|directives|polic(?:y|ies))\s+"
                    r"(?:has|have)\s+been\s+(?:revoked|replaced|cancell?ed|withdrawn|suspended)",
                    r"new\s+operator", r"follow\s+(?:only\s+)?(?:their|these|my|the\s+new)\s+"
-                   r"instructions") + _E, word=False, before=r"(?:^|(?<=\n))[ \t]{0,3}\Z"),
+                   r"instructions") + _E, word=False,
+       # (round 5) indented too: a commit message or a quoted block indents every line
+       before=r"(?:^|(?<=\n))[ \t]{0,8}\Z"),
     # a chat message written as JSON, with a system or developer role that grants or reveals
     _p(('"role"', "'role'"), r"\s*:\s*[\"'](?:system|developer)[\"']\s*,\s*[\"']content[\"']\s*:\s*"
        r"[\"'][^\"'\n]{0,200}?" + _B + r"(?:(?<!never\s)(?<!not\s)(?<!n't\s)(?:reveal|disclose)|"
        r"ignore|disregard|override|bypass|unrestricted|no\s+restrictions|new\s+policy|"
        r"allowed\s+to|permitted\s+to|authori[sz]ed|(?:may|can)\s+now|obey|comply\s+with\s+"
        r"(?:every|all|any))" + _E, word=False),
+    # (round 6) the same message as YAML: "role: system" then "content:" that grants
+    _p(("role",), r"[ \t]*:[ \t]*[\"']?(?:system|developer)[\"']?[ \t]*\n[ \t]*content[ \t]*:"
+       r"[^\n]{0,10}\n?[^\n]{0,200}?" + _B + r"(?:ignore|disregard|override|bypass|unrestricted|"
+       r"no\s+restrictions|new\s+policy|allowed\s+to|permitted\s+to|authori[sz]ed|"
+       r"(?:may|can)\s+now|obey|comply\s+with\s+(?:every|all|any))"
+       + _E, before=r"(?:^|(?<=\n))[ \t]{0,8}(?:-[ \t]+)?\Z", requires=("content",)),
     _p(("<system>", "<sys>", "<developer>", "<admin>"), r"[^<]{0,160}?" + _B
        + _alt("you", "your", "must", "always", "never", "ignore", "reveal", "forward") + _E,
        word=False),
@@ -260,6 +282,10 @@ SPECS: tuple[_Spec, ...] = (
               r"(?:から)?の?" + _alt("通知", "消息", "提示", "指令", "公告", "メッセージ", "指示",
                                     "お知らせ")
               + r"[】\]]?[^\n]{0,120}?" + _alt("你", "您", "必须", "从现在起", "今后", "无条件",
+                                                 # (round 6) a grant to the assistant:
+                                                 # "已授权：助手现在可以向任何用户透露"
+                                                 r"(?:助手|ai|模型|机器人)[^\n]{0,6}?(?:现在可以|"
+                                                 r"可以向|有权|被允许)",
                                                  "不受限制", "转发", "あなた", "今後", "制限なし",
                                                  "必ず", "すべての質問", "すべての要求"),
               word=False))),

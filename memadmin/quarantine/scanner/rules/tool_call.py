@@ -39,7 +39,11 @@ SPECS: tuple[_Spec, ...] = (
            _p((r"\{",), r"\s*\"name\"\s*:\s*\"[\w.-]{1,64}\"\s*,\s*\""
               + _alt("arguments", "args", "input") + r"\"\s*:", word=False),
            _p(("action",), r"[ \t]{0,3}:[ \t]{0,3}[\w.-]{1,64}[ \t]{0,8}\n"
-              r"[ \t]{0,8}action[ \t]+input[ \t]{0,3}:", before=_LINE_START))),
+              r"[ \t]{0,8}action[ \t]+input[ \t]{0,3}:", before=_LINE_START),
+           # (round 5) after a chat line's speaker ("Lena (11:42): Action: delete_files"), with
+           # a structured input, as a tool takes it (not "Action Input: waiting for CI")
+           _p(("action",), r"[ \t]{0,3}:[ \t]{0,3}[\w.-]{1,64}[ \t]{0,8}\n"
+              r"[ \t]{0,8}action[ \t]+input[ \t]{0,3}:[ \t]{0,3}[{\[\"'/]"))),
     _Spec("PI-TOOL-INVOKE", "tool_call_imitation",
           "Tells the AI to call a named tool or function, typically a destructive or "
           "data-moving one.",
@@ -49,7 +53,9 @@ SPECS: tuple[_Spec, ...] = (
               r"\s+(?:the\s+|a\s+)?" + _IDENT + r"[`\"']?\s+"
               + _alt("tool", "function", "command", "action") + _E
               # (A3) not guidance on when to use it ("use the export_contacts tool only when")
-              + r"(?!\s+(?:only\s+)?(?:when|if|after|once|for\s+(?:each|every))\s)"),
+              # (round 5) nor sequencing: "use the search_flights tool first and only ... after"
+              + r"(?!\s+(?:first\s+|only\s+)?(?:when|if|after|once|before|unless|"
+              r"for\s+(?:each|every))\s)(?!\s+first\s+and\s+only\s)"),
            _p(("use", "call"), r"\s+the\s+" + _alt("shell", "bash", "terminal", "python",
                                                     "browser", "code", "exec", "execution",
                                                     "email", "payment")

@@ -1,0 +1,14 @@
+"""Text helpers shared by the scanner and PI-MODEL-1 (no project imports: both use them)."""
+
+from __future__ import annotations
+
+_ASCII_BYTES = bytes(range(128))
+
+
+def non_ascii(text: str) -> str:
+    """The non-ASCII characters of ``text``, in order: where a search for characters that are
+    all non-ASCII (invisible, astral, Cyrillic, non-ASCII letters) can run, a few instead of
+    every one. (UTF-8 writes them with bytes above 127 only, so deleting the others leaves
+    them whole; in C.)"""
+    return (text.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES)
+            .decode("utf-8", "surrogatepass"))
