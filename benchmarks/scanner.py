@@ -219,6 +219,10 @@ def item_16k(rows: list[dict[str, Any]]) -> tuple[str, float, float]:
 
 
 def main() -> None:
+    if sys.argv[1:] not in ([], ["--speed"], ["--decoders"]):
+        # an unknown option must not fall through to the default run: that prints held figures
+        sys.exit(f"usage: {sys.argv[0]} [--speed | --decoders] (none: quality on held and tune, "
+                 "a look at held to be logged, then speed)")
     malicious, benign = load("malicious.jsonl"), load("benign.jsonl")
     if sys.argv[1:] == ["--speed"]:       # speed only: no held figure is computed or shown
         print(f"prompt-injection scanner, rule set {RULESET_VERSION} ({len(RULES)} rules)")
