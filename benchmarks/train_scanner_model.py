@@ -19,8 +19,14 @@ threshold came out far too low (0.75% out-of-fold FP was 3-5% on each round writ
 ``MAX_FP`` (0.25%) was chosen by fitting on the rounds before each later round and scoring
 that round's tune items (``ROUNDS``, ``leave_round_out``): round 4 did not separate 0.75% to
 0.25%, round 5 (seen by then) favoured 0.25% (README, round 5).
-Deterministic (fixed folds, fixed iteration bounds, no randomness): same corpus, same file,
-byte for byte:
+``leave_round_out`` also pools the rounds ("pooled": each round's scores against its own
+benign items' cut at each FP level, so one recall per level over every later round's attacks).
+Candidates may add training texts built from the training rows only (``augment``: attacks
+buried in benign documents, texts in the other label's wrappers; fixed seed) or weigh a text
+and its wrapped forms as one item (``per_group``); none is chosen (README, "Model
+generalisation").
+Deterministic (fixed folds, fixed iteration bounds, seeded augmentation): same corpus, same
+file, byte for byte:
 
     .venv/bin/python benchmarks/train_scanner_model.py            # write the weights, print CV
     .venv/bin/python benchmarks/train_scanner_model.py --check    # exit 1 if the file differs
@@ -33,6 +39,8 @@ import argparse
 import hashlib
 import json
 import math
+import random
+import re
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -69,6 +77,12 @@ class Candidate:
     min_groups: int = 1          # a feature must occur in this many groups (``groups``) to be
     #                              fitted: one seen in a single hand-written text (and its
     #                              wrapped forms) only memorises that text
+    bury: int = 0                # augmentation (``augment``): each training attack buried this
+    #                              many times in a training benign text, and as many benign
+    #                              texts buried in other benign texts (label 0)
+    rewrap: int = 0              # each training text (bare form) put in this many wrappers
+    #                              taken from the other label's wrapped items
+    per_group: bool = False      # each group (a text and its wrapped forms) weighs as one item
 
 
 CHOSEN = Candidate("committee: logistic + naive Bayes", pim.Config(char_min=4, char_max=4),
@@ -90,6 +104,13 @@ CANDIDATES = (
     replace(CHOSEN, name="committee, 20,000 weights", keep=20_000),
     replace(CHOSEN, name="committee, features in >= 2 groups", min_groups=2),
     replace(CHOSEN, name="committee, features in >= 3 groups", min_groups=3),
+    # augmented from the training rows only (``augment``); none earned its place on the
+    # leave-one-round-out curve (README, "Model generalisation")
+    replace(CHOSEN, name="committee, attacks buried in benign texts", bury=1),
+    replace(CHOSEN, name="committee, texts in the other label's wrappers", rewrap=1),
+    replace(CHOSEN, name="committee, texts in 2 of the other label's wrappers", rewrap=2),
+    replace(CHOSEN, name="committee, buried and rewrapped", bury=1, rewrap=1),
+    replace(CHOSEN, name="committee, a text and its wrapped forms weigh as one", per_group=True),
 )
 
 
@@ -167,13 +188,15 @@ def subset(m: Matrix, rows: list[int]) -> Matrix:
 
 # --- fitting ------------------------------------------------------------------------------
 
-def fit_logistic(m: Matrix, labels: list[int], l2: float,
-                 benign_share: float = 0.5) -> tuple[float, np.ndarray]:
+def fit_logistic(m: Matrix, labels: list[int], l2: float, benign_share: float = 0.5,
+                 item_weight: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Class-balanced L2 logistic regression by L-BFGS (deterministic: fixed order, fixed
     iterations bound, no randomness). Returns (bias, weights); the bias is not penalised."""
     y = np.where(np.array(labels) == 1, 1.0, -1.0)
-    positives = float((y > 0).sum())
-    cost = np.where(y > 0, (1 - benign_share) / positives, benign_share / (len(y) - positives))
+    each = np.ones(len(y)) if item_weight is None else item_weight
+    positives = float(each[y > 0].sum())
+    cost = each * np.where(y > 0, (1 - benign_share) / positives,
+                           benign_share / (float(each.sum()) - positives))
     n = len(m.names)
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -230,11 +253,14 @@ def lbfgs(loss: Any, theta: np.ndarray, memory: int = 10, iterations: int = 300,
     return theta
 
 
-def fit_naive_bayes(m: Matrix, labels: list[int]) -> tuple[float, np.ndarray]:
+def fit_naive_bayes(m: Matrix, labels: list[int],
+                    item_weight: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """The issue-7 model: log ratio of a feature's smoothed frequency among injections to that
     among benign texts (binary presence), the bias the log prior ratio."""
     y = np.array(labels)
     present = (m.val > 0).astype(np.float64)
+    if item_weight is not None:
+        present = present * item_weight[m.row]
     counts = [np.bincount(m.col, weights=present * (y[m.row] == c), minlength=len(m.names))
               for c in (0, 1)]
     totals = [float(c.sum()) + 0.5 * len(m.names) for c in counts]
@@ -249,19 +275,25 @@ def fit(m: Matrix, labels: list[int], candidate: Candidate,
     group, for ``min_groups``."""
     if candidate.min_groups > 1 and group is not None:
         m = in_groups(m, group, candidate.min_groups)
+    each = None
+    if candidate.per_group and group is not None:
+        sizes: dict[int, int] = {}
+        for g in group:
+            sizes[g] = sizes.get(g, 0) + 1
+        each = np.array([1.0 / sizes[g] for g in group])
     if candidate.kind == "naive_bayes":
-        bias, w = fit_naive_bayes(m, labels)
+        bias, w = fit_naive_bayes(m, labels, each)
     elif candidate.kind == "committee":
         # one linear model: the two log-odds, each over its spread on the training items,
         # averaged (so the committee costs nothing more to score than either model)
-        bias, w = fit_logistic(m, labels, candidate.l2, candidate.benign_share)
-        nb_bias, nb_w = fit_naive_bayes(m, labels)
+        bias, w = fit_logistic(m, labels, candidate.l2, candidate.benign_share, each)
+        nb_bias, nb_w = fit_naive_bayes(m, labels, each)
         spread = float(np.std(m.times(w))) / max(float(np.std(m.times(nb_w))), 1e-12)
         share = candidate.mix * spread
         bias, w = ((1 - candidate.mix) * bias + share * nb_bias,
                    (1 - candidate.mix) * w + share * nb_w)
     else:
-        bias, w = fit_logistic(m, labels, candidate.l2, candidate.benign_share)
+        bias, w = fit_logistic(m, labels, candidate.l2, candidate.benign_share, each)
     order = sorted(range(len(w)), key=lambda i: (-abs(round(float(w[i]), DIGITS)),
                                                  m.names[i]))[:candidate.keep]
     weights = {m.names[i]: round(float(w[i]), DIGITS) for i in sorted(order)}
@@ -309,6 +341,89 @@ def design(texts: list[str], candidate: Candidate) -> Matrix:
     if candidate.kind == "naive_bayes":
         return naive_bayes_matrix(texts)
     return matrix(texts, candidate.config)
+
+
+# --- augmentation (tune texts only, fixed seed) ---------------------------------------------
+
+SEED = "PI-MODEL-1 augmentation"
+_BOUNDARY_RE = re.compile(r"(?<=[.!?:;\n])\s+")
+_SLOT = "\x00"
+
+
+def _bare_and_wrappers(rows: list[dict[str, Any]]) -> tuple[list[int], list[tuple[int, str]]]:
+    """The rows that are a group's bare text (its shortest member), and the wrappers seen: a
+    wrapped member with its bare text (found verbatim) replaced by ``_SLOT``, with its label."""
+    group = groups(rows)
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(group):
+        members.setdefault(g, []).append(i)
+    bare, wrappers = [], []
+    for g in sorted(members):
+        ordered = sorted(members[g], key=lambda i: (len(rows[i]["text"]), rows[i]["id"]))
+        bare.append(ordered[0])
+        text = rows[ordered[0]]["text"]
+        for i in ordered[1:]:
+            if text and text in rows[i]["text"] and _SLOT not in rows[i]["text"]:
+                wrappers.append((rows[i]["label"], rows[i]["text"].replace(text, _SLOT, 1)))
+    return sorted(bare), sorted(set(wrappers))
+
+
+def augment(rows: list[dict[str, Any]], candidate: Candidate) -> tuple[list[str], list[int]]:
+    """Extra training texts (raw) and labels, built from ``rows`` only, deterministically:
+    ``bury``: an attack's bare text put between two sentences of a benign bare text (an order
+    pasted into a document must outweigh its surroundings), and as many benign bare texts put
+    into other benign ones (label 0: a text inside another is no signal in itself);
+    ``rewrap``: bare texts in the wrappers of the other label (a wrapper is no signal)."""
+    rng = random.Random(SEED)
+    bare, wrappers = _bare_and_wrappers(rows)
+    attacks = [i for i in bare if rows[i]["label"] == 1]
+    benign = [i for i in bare if rows[i]["label"] == 0]
+    texts: list[str] = []
+    labels: list[int] = []
+    if not benign:
+        return texts, labels
+
+    def bury(inner: str) -> str:
+        host = rows[rng.choice(benign)]["text"]
+        cuts = [0, *(m.end() for m in _BOUNDARY_RE.finditer(host)), len(host)]
+        at = rng.choice(cuts)
+        return host[:at].rstrip() + ("\n" if "\n" in host else " ") + inner + " " + host[at:]
+
+    for _ in range(candidate.bury):
+        for i in attacks:
+            texts.append(bury(rows[i]["text"]))
+            labels.append(1)
+        for i in rng.sample(benign, min(len(benign), len(attacks))):
+            texts.append(bury(rows[i]["text"]))
+            labels.append(0)
+    by_label = {label: [w for lab, w in wrappers if lab != label] for label in (0, 1)}
+    for _ in range(candidate.rewrap):
+        for i in bare:
+            pool = by_label[rows[i]["label"]]
+            if pool:
+                texts.append(rng.choice(pool).replace(_SLOT, rows[i]["text"]))
+                labels.append(rows[i]["label"])
+    return texts, labels
+
+
+def fit_rows(rows: list[dict[str, Any]], texts: list[str], m: Matrix | None,
+             candidate: Candidate,
+             group: list[int] | None = None) -> tuple[float, dict[str, float]]:
+    """``fit`` on these rows (``m`` their design matrix if built, ``group`` their groups if
+    known), augmented as the candidate says, from these rows only (an augmented text is a
+    group of its own)."""
+    labels = [row["label"] for row in rows]
+    if group is None:
+        group = groups(rows)
+    if candidate.bury or candidate.rewrap:
+        extra, extra_labels = augment(rows, candidate)
+        texts = texts + [_normalise(text)[0].lower for text in extra]
+        labels = labels + extra_labels
+        m = design(texts, candidate)
+        group = group + list(range(-1, -len(extra) - 1, -1))
+    elif m is None:
+        m = design(texts, candidate)
+    return fit(m, labels, candidate, group)
 
 
 # --- cross-validation ---------------------------------------------------------------------
@@ -393,12 +508,11 @@ def out_of_fold(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
     computes it (the runtime scorer with those weights, windows included)."""
     fold = folds(rows)
     group = groups(rows)
-    labels = [row["label"] for row in rows]
     oof = [0.0] * len(rows)
     for k in range(FOLDS):
         train = [i for i in range(len(rows)) if fold[i] != k]
-        bias, weights = fit(subset(m, train), [labels[i] for i in train], candidate,
-                            [group[i] for i in train])
+        bias, weights = fit_rows([rows[i] for i in train], [texts[i] for i in train],
+                                 subset(m, train), candidate, [group[i] for i in train])
         score = scorer(candidate, bias, weights)
         for i in range(len(rows)):
             if fold[i] == k:
@@ -451,13 +565,16 @@ def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
     """Each of ``ROUNDS`` scored by the model fitted on the tune items written before it
     (other phrasings than the ones fitted: a stand-in for what an independent corpus
     measures), at the threshold the earlier rounds' grouped folds give and along the curve."""
-    out = {}
+    out: dict[str, Any] = {}
+    pooled_hits: list[bool] = []
+    pooled_rows: list[dict[str, Any]] = []
+    pooled_margins: dict[float, list[float]] = {}
     for name, (first, last) in ROUNDS.items():
         old = [i for i, row in enumerate(rows) if int(row["id"][2:]) < first]
         new = [i for i, row in enumerate(rows) if first <= int(row["id"][2:]) < last]
         old_rows, old_texts = [rows[i] for i in old], [texts[i] for i in old]
         m = design(old_texts, candidate)
-        bias, weights = fit(m, [row["label"] for row in old_rows], candidate, groups(old_rows))
+        bias, weights = fit_rows(old_rows, old_texts, m, candidate)
         score = scorer(candidate, bias, weights)
         scored = [score(texts[i]) for i in new]
         threshold = threshold_for([s for s, row in zip(
@@ -466,6 +583,20 @@ def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
         new_rows = [rows[i] for i in new]
         out[name] = {**curve(scored, new_rows),
                      "at_old_threshold": rates([s > threshold for s in scored], new_rows)}
+        pooled_hits += [s > threshold for s in scored]
+        pooled_rows += new_rows
+        # each round's scores less its own cut at each FP level, so one curve over all rounds
+        # ranks every round's items against that round's benign ones
+        for level in FP_LEVELS:
+            cut = threshold_for([s for s, row in zip(scored, new_rows, strict=True)
+                                 if row["label"] == 0], level)
+            pooled_margins.setdefault(level, []).extend(s - cut for s in scored)
+    out["pooled"] = {
+        **{f"recall_at_fp_{level}": round(sum(
+            margin > 0 for margin, row in zip(margins, pooled_rows, strict=True)
+            if row["label"] == 1) / sum(row["label"] for row in pooled_rows), 3)
+           for level, margins in pooled_margins.items()},
+        "at_old_threshold": rates(pooled_hits, pooled_rows)}
     return out
 
 
@@ -483,10 +614,9 @@ def with_rules(rows: list[dict[str, Any]], model_hit: list[bool]) -> dict[str, A
 def train() -> tuple[bytes, dict[str, Any]]:
     rows = tune_rows()
     texts = lowered(rows)
-    labels = [row["label"] for row in rows]
     m = design(texts, CHOSEN)
     cv = cross_validate(rows, texts, m, CHOSEN)
-    bias, weights = fit(m, labels, CHOSEN, groups(rows))
+    bias, weights = fit_rows(rows, texts, m, CHOSEN)
     stored = {
         "about": "PI-MODEL-1 weights: a committee of class-balanced L2 logistic regression and "
                  "naive Bayes over the same features (log-odds averaged, one linear model), "
