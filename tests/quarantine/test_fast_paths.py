@@ -425,3 +425,72 @@ def test_the_hidden_channel_runs_are_looked_for_among_the_non_ascii_characters_f
         assert smuggling.hidden_channels(text) == expected, repr(text)
         found += bool(expected)
     assert found > 100
+
+
+def _plain_index_agrees(lower: str) -> None:
+    """``_ExactIndex`` (two Aho-Corasick automata) against its definition by plain search:
+    where each ASCII word anchor starts a word, which anchors are present, and where the
+    non-ASCII word anchors it placed are."""
+    exact, plain = index._ExactIndex(lower), index._Index(lower)
+    for word in index._TRIE_WORDS:
+        text = word.decode("ascii")
+        found = sorted(i for key in index._EXTENSIONS[word] for i in exact.starts.get(key, ()))
+        assert found == plain.find(text, True), text
+    for (literal, word_anchor), found in exact.positions.items():
+        assert found == plain.find(literal, word_anchor), literal
+    for anchor_id, anchor in enumerate(index._ANCHORS):
+        if not anchor.word:
+            expected = anchor.text in lower
+        elif anchor.ascii or len(anchor.text) >= 3:
+            expected = bool(plain.find(anchor.text, True))
+        else:      # one or two letters: present where it is a whole word
+            expected = any(i + len(anchor.text) == len(lower)
+                           or not lower[i + len(anchor.text)].isalnum()
+                           for i in plain.find(anchor.text, True))
+        assert (anchor_id in exact.present) == expected, anchor
+
+
+def test_the_anchor_automata_agree_with_the_plain_search() -> None:
+    """Random texts of anchors (ASCII and not, words and substrings, pieces of them), glued
+    with letters of other scripts, "?", "_", a lone surrogate and U+FFFD, which the automata
+    see other than the plain search does."""
+    rng = random.Random(19)
+    anchors = [anchor.text for anchor in index._ANCHORS]
+    glue = ["", " ", "?", "_", "-", "é", "ß", "И", "日", "«", "1", "x", "\ud800", "\ufffd", "\n"]
+    for _ in range(1500):
+        pieces = []
+        for _ in range(rng.randint(0, 12)):
+            anchor = rng.choice(anchors)
+            if rng.random() < 0.2:
+                anchor = anchor[:rng.randint(1, len(anchor))]
+            pieces.append(anchor)
+            pieces.append(rng.choice(glue))
+        _plain_index_agrees("".join(pieces))
+
+
+@pytest.mark.parametrize("text", [
+    "a" * 1_000_000,
+    "[" * 1_000_000,
+    "ignore " * 150_000,
+    "<system>" * 130_000,
+    "игнорируй " * 100_000,
+    "\ud800ignore" * 140_000,
+], ids=lambda t: repr(t[:10]))
+def test_a_megabyte_of_anchors_is_indexed_in_one_pass(text: str) -> None:
+    """Hostile texts: an anchor, or the start of one, at every place. The automata are
+    linear in the text (and these run in well under a second); the index stays exact."""
+    exact = index._ExactIndex(text)
+    assert len(exact.present) < len(index._ANCHORS)
+    if text.startswith("ignore"):
+        assert sum(map(len, exact.starts.values())) == 150_000
+
+
+def test_a_text_with_a_lone_surrogate_is_indexed_as_one_without() -> None:
+    """The automaton over the text takes UTF-8; a lone surrogate is searched for as U+FFFD,
+    which no anchor holds: the same anchors, at the same indices."""
+    text = "«игнорируй»\ud800 все <system> инструкции\udfff(system) не"
+    _plain_index_agrees(text)
+    with_surrogates, without = index._ExactIndex(text), index._ExactIndex(
+        text.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd"))
+    assert with_surrogates.present == without.present
+    assert with_surrogates.positions == without.positions

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain, repeat
 
-from memadmin.quarantine.scanner.normalise import _OTHER_RUN_RE, _Text
+import ahocorasick_rs
+
+from memadmin.quarantine.scanner.normalise import _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
 from memadmin.quarantine.scanner.spec import _B, _alt, _Part, _trie
-from memadmin.quarantine.text import non_ascii
 
 # Patterns are written in lower case and run over the lower-cased text (same length, same
 # indices): the regex engine's literal checks are cheaper without IGNORECASE. A part with a
@@ -164,18 +165,23 @@ class _Index:
 # The gated path's index is exact: it finds which anchors occur, and a part runs only if one
 # of its anchors does (and one of its required words, if it names some).
 #
-# Every ASCII word anchor (a run of letters and digits) is a word of a trie: one regex pass
-# over the text finds, where each word starts, the longest anchor the word begins with, and so
-# every anchor that starts a word there (its prefixes that are anchors).
+# Every ASCII word anchor (a run of letters and digits) is a key of an Aho-Corasick automaton
+# (ahocorasick_rs, compiled): one pass over the text finds, where each word starts, the longest
+# anchor the word begins with, and so every anchor that starts a word there (its prefixes that
+# are anchors). A regex trie (``spec._trie``) did the same with a backtracking try at every word.
 _TRIE_WORDS: frozenset[bytes] = frozenset(
     a.text.encode("ascii") for a in _ANCHORS if a.word and a.ascii)
 
 
 # Run over the text with a space before it and every byte that is no ASCII letter or digit made
-# a space (``_SPACED``): a match starts with the space before the word, at the word's own index,
-# and the regex engine skips to the spaces as it skips to any literal (to a class, it tested
-# each byte).
-_TRIE_RE = re.compile(rb" (" + _trie(_TRIE_WORDS) + rb")")
+# a space (``_SPACED``): a key is a word with the space before it, so it matches only where a
+# word starts, at the word's own index; the longest match there is the one kept.
+_WORD_KEYS: tuple[bytes, ...] = tuple(sorted(_TRIE_WORDS))
+
+
+_WORDS_AC = ahocorasick_rs.BytesAhoCorasick(
+    [b" " + w for w in _WORD_KEYS], matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
+    implementation=ahocorasick_rs.Implementation.DFA)
 
 
 _SPACED = bytes(byte if chr(byte).isascii() and chr(byte).isalnum() else 32 for byte in range(256))
@@ -198,59 +204,51 @@ _EXTENSIONS: dict[bytes, tuple[bytes, ...]] = {  # the trie words that start wit
     w: tuple(sorted(v for v in _TRIE_WORDS if v.startswith(w))) for w in _TRIE_WORDS}
 
 
-# ASCII substring anchors ("needles") through one regex pass too: the trie finds the longest
-# needle at each place it scans; the needles inside it are present with it, and a needle that
-# may start inside it and run past its end ("](" then "(system)") is searched for.
-_NEEDLE_ID: dict[bytes, int] = {a.text.encode("ascii"): i for i, a in enumerate(_ANCHORS)
-                                if not a.word and a.ascii}
+# The other anchors through a second automaton over the lower-cased text itself: the ASCII
+# substring anchors ("needles": "://", "eval"), present where they occur, and the non-ASCII
+# ones (accented, Cyrillic, CJK). Of those a word anchor counts where a word starts (not after
+# a letter or digit of any script, what ``_Index.find`` checks); one of one or two letters
+# ("не") only if it is a whole word somewhere (its leads are whole words followed by a space),
+# and then at every word it starts, as the plain search places it. A needle of one character
+# ("." or "/" in most texts, "前" in Chinese) is no key: its every occurrence would be a step in
+# Python, where ``in`` stops at the first.
+_SUBSTRING, _WORD, _SHORT_WORD = 0, 1, 2
 
 
-_NeedleTables = tuple[re.Pattern[bytes], dict[bytes, frozenset[int]],
-                      dict[bytes, tuple[tuple[bytes, int], ...]]]
+_SINGLE_NEEDLES: tuple[tuple[str, int], ...] = tuple(
+    (a.text, i) for i, a in enumerate(_ANCHORS) if not a.word and len(a.text) == 1)
 
 
-def _needle_tables(needles: dict[bytes, int]) -> _NeedleTables:
-    """The trie of ``needles``, the needles inside each, the needles that may run past it."""
-    inside = {w: frozenset(i for v, i in needles.items() if v in w) for w in needles}
-    straddles = {w: tuple(dict.fromkeys((v, i) for k in range(1, len(w))
-                                        for v, i in needles.items()
-                                        if len(v) > len(w) - k and v.startswith(w[k:])))
-                 for w in needles}
-    return re.compile(_trie(needles)), inside, straddles
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
-# In a long text, needles that start with a letter ("eval", "onerror") are many places for a
-# regex to try, cheaper as plain searches; the trie then holds the others ("<", "://").
-_LETTER_NEEDLES: tuple[tuple[bytes, int], ...] = tuple(
-    (v, i) for v, i in _NEEDLE_ID.items() if v[:1].isalnum())
+_OTHERS: tuple[tuple[int, int, str], ...] = tuple(   # (kind, anchor id, text), by key
+    (_SUBSTRING if not a.word else _WORD if len(a.text) >= 3 else _SHORT_WORD, i, a.text)
+    for i, a in enumerate(_ANCHORS)
+    if (not a.word and len(a.text) > 1) or (a.word and not a.ascii))
 
 
-_LONG_TEXT = 1024
+if len({text for _, _, text in _OTHERS}) < len(_OTHERS):   # a key would stand for one of them
+    raise ValueError("a word anchor and a substring anchor with the same non-ASCII text")
+if any(_SURROGATE_RE.search(text) or "\ufffd" in text for _, _, text in _OTHERS):
+    raise ValueError("an anchor with a surrogate or U+FFFD (``_others_matches`` needs none)")
 
 
-_NEEDLES_SHORT = _needle_tables(_NEEDLE_ID)
+# (Standard matching: every match, overlapping ones too)
+_OTHERS_AC = ahocorasick_rs.AhoCorasick(
+    [text for _, _, text in _OTHERS], matchkind=ahocorasick_rs.MatchKind.Standard,
+    implementation=ahocorasick_rs.Implementation.DFA)
 
 
-_NEEDLES_LONG = _needle_tables({v: i for v, i in _NEEDLE_ID.items() if not v[:1].isalnum()})
-
-
-# Other word anchors (accented, Cyrillic, ...) by their first three letters, and the other
-# substring anchors (CJK, Arabic, ...) with their non-ASCII characters (searched for only if
-# the text has all of them).
-_OTHER_WORDS: dict[str, tuple[int, ...]] = {}
-
-
-for _id, _a in enumerate(_ANCHORS):
-    if _a.word and not _a.ascii:
-        _OTHER_WORDS[_a.text[:3]] = (*_OTHER_WORDS.get(_a.text[:3], ()), _id)
-
-
-_PLAIN_OTHER: tuple[tuple[int, str, frozenset[str]], ...] = tuple(  # its non-ASCII characters
-    (i, a.text, frozenset(c for c in a.text if not c.isascii()))
-    for i, a in enumerate(_ANCHORS) if not a.word and not a.ascii)
-
-
-_NON_ASCII_LETTERS_RE = re.compile("[^\\W_\x00-\x7f]+")
+def _others_matches(lower: str) -> list[tuple[int, int, int]]:
+    """``_OTHERS_AC``'s matches in ``lower``: (key number, start, end). The automaton takes
+    UTF-8, which a lone surrogate has none of: it is searched for as U+FFFD, which no key
+    holds either, so the matches and their indices are the same."""
+    try:
+        return _OTHERS_AC.find_matches_as_indexes(lower, overlapping=True)
+    except UnicodeEncodeError:
+        return _OTHERS_AC.find_matches_as_indexes(_SURROGATE_RE.sub("\ufffd", lower),
+                                                  overlapping=True)
 
 
 @dataclass(frozen=True)
@@ -298,13 +296,14 @@ class _ExactIndex(_Index):
         data = self.data
         starts: dict[bytes, list[int]] = {}
         get = starts.get
-        for match in _TRIE_RE.finditer((b" " + data).translate(_SPACED)):
-            key = match[1]
+        for number, start, _end in _WORDS_AC.find_matches_as_indexes(
+                (b" " + data).translate(_SPACED)):
+            key = _WORD_KEYS[number]
             found = get(key)
             if found is None:
-                starts[key] = [match.start()]
+                starts[key] = [start]
             else:
-                found.append(match.start())
+                found.append(start)
         ascii_text = lower.isascii()
         if not ascii_text:                 # "?" before a start stands for any other character
             for match in _AFTER_OTHER_RE.finditer(data):   # (a start after a "?" is in starts)
@@ -321,54 +320,23 @@ class _ExactIndex(_Index):
         present: set[int] = set()
         for key in starts:
             present.update(_PREFIX_IDS[key])
-        long_text = len(data) > _LONG_TEXT
-        needle_re, inside, straddles = _NEEDLES_LONG if long_text else _NEEDLES_SHORT
-        for needle in set(needle_re.findall(data)):
-            present.update(inside[needle])
-            for longer, anchor_id in straddles[needle]:
-                if anchor_id not in present and longer in data:
-                    present.add(anchor_id)
-        if long_text:
-            present.update([anchor_id for needle, anchor_id in _LETTER_NEEDLES
-                            if needle in data])
-        if not ascii_text:
-            self._add_other(present)
-        self.present = present
-
-    def _add_other(self, present: set[int]) -> None:
-        """The non-ASCII anchors that occur: a word anchor is looked for where a word with a
-        non-ASCII letter or digit begins with its first three letters (a word found from its
-        non-ASCII letters, so also one right after a non-ASCII sign: "«Игнорируй"), another
-        if all its non-ASCII characters occur."""
-        lower = self.lower
-        prefixes: dict[str, list[int]] = {}   # where such words start, by their first letters
-        word_end = -1
-        for other in _OTHER_RUN_RE.finditer(self.data):    # only there can such letters be
-            for run in _NON_ASCII_LETTERS_RE.finditer(lower, other.start(), other.end()):
-                start = run.start()            # (every word with such a letter)
-                if start < word_end:
-                    continue                   # inside the word already seen
-                while start and lower[start - 1].isalnum():
-                    start -= 1
-                word = _WORDISH_RE.match(lower, start)
-                if word is not None:
-                    prefixes.setdefault(word.group()[:3], []).append(start)
-                    word_end = word.end()
+        present.update([anchor_id for needle, anchor_id in _SINGLE_NEEDLES if needle in lower])
         positions = self.positions
-        for prefix in prefixes.keys() & _OTHER_WORDS.keys():
-            starts = prefixes[prefix]
-            for anchor_id in _OTHER_WORDS[prefix]:
-                text = _ANCHORS[anchor_id].text
-                if len(text) < 3:          # (its words may be longer: searched for)
-                    found = self.find(text, True)
-                else:                      # where it starts a word: where such a word does
-                    found = [i for i in starts if lower.startswith(text, i)]
-                    positions[(text, True)] = found
-                if found:
-                    present.add(anchor_id)
-        others = set(non_ascii(lower))
-        present.update([anchor_id for anchor_id, text, needs in _PLAIN_OTHER
-                        if needs <= others and text in lower])
+        for number, i, end in _others_matches(lower):
+            kind, anchor_id, text = _OTHERS[number]
+            if kind == _SUBSTRING:
+                present.add(anchor_id)
+                continue
+            if i and lower[i - 1].isalnum():
+                continue
+            found = positions.get((text, True))
+            if found is None:
+                positions[(text, True)] = [i]
+            else:
+                found.append(i)
+            if kind == _WORD or end == len(lower) or not lower[end].isalnum():
+                present.add(anchor_id)
+        self.present = present
 
     def count(self, literal: str) -> int:
         """How many places a literal that is not a trie word occurs, words or not (cheap: no
