@@ -263,6 +263,28 @@ def test_the_rot13_check_counts_common_words_only_as_far_as_needed() -> None:
     assert seen == {True, False}
 
 
+def test_the_rot13_automaton_finds_the_words_the_regex_finds() -> None:
+    """``_rotated_places`` (an Aho-Corasick automaton over the text with non-letters as spaces)
+    places exactly what ``_COMMON_ROT13_RE`` matches: words that rotate to common ones, each
+    after any non-letter byte, next to each other, inside longer words, at either end."""
+    from memadmin.quarantine.scanner import encodings
+
+    rotated = sorted(word.decode() for word in encodings._COMMON_ROT13)
+    vocabulary = rotated + [word[:-1] for word in rotated] + [word + "a" for word in rotated]
+    vocabulary += ["xyz", "qq", "gurgur", "naqgur"]
+    separators = [" ", " ", "", ",", "1", "é", "-", "\n", "_", "A", "?", "\t"]
+    rng = random.Random(29)
+    hits = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(separators) + rng.choice(vocabulary) + rng.choice(separators)
+                       for _ in range(rng.randint(0, 30)))
+        lower = b" " + text.encode().lower()
+        expected = [match.start() for match in encodings._COMMON_ROT13_RE.finditer(lower)]
+        assert encodings._rotated_places(lower) == expected, text
+        hits += len(expected)
+    assert hits > 1000
+
+
 def test_the_class_hints_agree_with_the_patterns_they_stand_for() -> None:
     """The base64 and spaced-hex hints (byte classes found by translation) say yes exactly
     where the regex written out says so."""

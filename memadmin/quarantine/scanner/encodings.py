@@ -20,6 +20,8 @@ import urllib.parse
 from collections.abc import Callable, Iterator
 from itertools import islice
 
+import ahocorasick_rs
+
 from memadmin.quarantine.scanner.limits import (
     MAX_BLOCKS,
     MAX_DECODED,
@@ -383,8 +385,27 @@ _COMMON_RE = _words_re(_COMMON)
 
 
 # (not the one-letter "y": " l" is any list of letters spaced out)
-_COMMON_ROT13_RE = _words_re(frozenset(word.translate(_ROT13) for word in _COMMON
-                                       if len(word) > 1))
+_COMMON_ROT13 = frozenset(word.translate(_ROT13) for word in _COMMON if len(word) > 1)
+_COMMON_ROT13_RE = _words_re(_COMMON_ROT13)   # the plain reference of ``_rotated_places``
+
+
+# The same words found by a compiled Aho-Corasick automaton (ahocorasick_rs) in one pass, not
+# by a trie tried after every non-letter: over the text with each byte that is no letter a-z
+# made a space and a space after it, a key is such a word between two spaces. Matches overlap
+# (two words share the space between them), and at most one starts at a place (a whole word).
+_NON_LETTERS_AS_SPACES = bytes(byte if 97 <= byte <= 122 else 32 for byte in range(256))
+_COMMON_ROT13_AC = ahocorasick_rs.BytesAhoCorasick(
+    [b" " + word + b" " for word in sorted(_COMMON_ROT13)],
+    matchkind=ahocorasick_rs.MatchKind.Standard, implementation=ahocorasick_rs.Implementation.DFA)
+
+
+def _rotated_places(lower: bytes) -> list[int]:
+    """Where ``_COMMON_ROT13_RE`` matches ``lower`` (a lower-cased text with a byte in front):
+    the places of the non-letters right before the words that rotate to common prompt words,
+    in order."""
+    found = _COMMON_ROT13_AC.find_matches_as_indexes(
+        lower.translate(_NON_LETTERS_AS_SPACES) + b" ", overlapping=True)
+    return sorted(start for _, start, _ in found)
 
 
 def _rotated_enough(lower: bytes, hits: int | None = None) -> bool:
@@ -392,7 +413,7 @@ def _rotated_enough(lower: bytes, hits: int | None = None) -> bool:
     prompt words, three times as many as are common prompt words, plus one: the common words
     are counted only as far as needed (an ordinary text has its first few early on)."""
     if hits is None:                   # (``hits``: the count, if the caller has it)
-        hits = len(_COMMON_ROT13_RE.findall(lower))
+        hits = len(_rotated_places(lower))
     if hits < 3:
         return False
     allowed = (hits - 1) // 3          # hits >= 3 * common + 1, so common <= allowed
@@ -485,9 +506,8 @@ def _rot13_lines(norm: str) -> tuple[list[tuple[int, int, str]], int]:
         return [(start, end, norm[start:end].translate(_ROT13_STR))], 0
     found: list[tuple[int, int, str]] = []
     hits = checked = 0
-    for match in _COMMON_ROT13_RE.finditer(b" " + lower):
+    for at in _rotated_places(b" " + lower):  # (in ``lower``: the character before the word)
         hits += 1
-        at = match.start()                  # (in ``lower``: the character before the word)
         if at < checked:
             continue                        # (its line was checked)
         start = lower.rfind(b"\n", 0, at) + 1
