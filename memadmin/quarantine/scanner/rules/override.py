@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from memadmin.quarantine.scanner.spec import _B, _CJK_GAP, _E, _GAP, _GAP20, _alt, _falt, _p, _Spec
+from memadmin.quarantine.scanner.spec import (
+    _B,
+    _CJK_GAP,
+    _E,
+    _GAP,
+    _GAP20,
+    _alt,
+    _falt,
+    _p,
+    _Part,
+    _Spec,
+)
 
 _OVERRIDE_VERBS = (r"ignore", r"ignoring", r"disregard", r"forget", r"override", r"overrule",
                    r"bypass", r"skip", r"discard", r"neglect", r"abandon", r"set\s+aside",
@@ -299,6 +310,36 @@ _OVERRIDE_3 = (
        r"aufgetragen|befohlen|mitgegeben)\s+(?:wurde|worden\s+ist|hat)\s*,?\s+(?:gilt|zählt)\s+"
        r"(?:ab\s+sofort\s+|jetzt\s+)?nicht\s+mehr" + _E),
 )
+
+
+# One sentence (no sentence end or line break), at most this many characters between words.
+_SENTENCE_GAP = r"[^.!?。！？\n]{0,60}?"
+
+
+def _any_order(earlier: tuple[str, ...], nouns: tuple[str, ...], dismiss: tuple[str, ...], *,
+               not_after: tuple[str, ...], not_before: str, spaced: bool) -> tuple[_Part, ...]:
+    """Parts that match "earlier", "instructions" and "ignore" (or "void") in one sentence,
+    in any order: one part per class as the lead, whichever comes first, with the other two
+    ahead of it. ``spaced``: the words start words (Arabic, Hindi); else they may sit inside
+    one (Korean particles, Japanese and Chinese). The dismissing word does not count right
+    after a negation (``not_after``: "不要忽略", "لا تجاهل") or with one after it
+    (``not_before``: "무시하지 마"): "do not ignore the earlier instructions" keeps them."""
+    negation = "".join(f"(?<!{word} )(?<!{word})" for word in not_after)
+    bound = _B if spaced else ""
+    verb_end = f"(?!{not_before})" if not_before else ""
+    classes = {"earlier": bound + _alt(*earlier), "nouns": bound + _alt(*nouns),
+               "dismiss": bound + negation + _alt(*dismiss) + verb_end}
+    leads = {"earlier": earlier, "nouns": nouns, "dismiss": dismiss}
+    parts = []
+    for name, lead in leads.items():
+        others = [pattern for other, pattern in classes.items() if other != name]
+        rest = "".join(f"(?={_SENTENCE_GAP}{pattern})" for pattern in others)
+        rest += _SENTENCE_GAP + _alt(*others)
+        before = bound + (negation if name == "dismiss" else "")
+        # (leads are found as substrings, as the fixed-order parts find the same words)
+        parts.append(_p(lead, (verb_end if name == "dismiss" else "") + rest, word=False,
+                        before=before + r"\Z" if before else None))
+    return tuple(parts)
 
 
 SPECS: tuple[_Spec, ...] = (
@@ -622,5 +663,32 @@ SPECS = SPECS + (
                  r"chỉ\s+thị)\s+(?:trước|trên|ở\s+trên)"),
               _p(("abaikan", "lupakan"), r"\s+(?:semua\s+)?(?:instruksi|perintah|petunjuk|arahan)"
                  r"\s+(?:sebelumnya|di\s+atas|tadi)"),
+              # ko, ja, zh, ar, hi in any order (2026-12-06): a verb-final sentence, or one whose
+              # "earlier" is a relative clause after the noun ("이전에 받은 지시사항은 전부
+              # 무시해", "これまでに与えられた指示はすべて無効です", "التعليمات التي أُعطيت لك
+              # سابقاً"), puts the three words where the fixed-order parts above do not look
+              *_any_order(("이전", "앞의", "앞에", "위의", "지금까지", "기존", "처음"),
+                          ("지시", "지침", "명령", "규칙", "설정"),
+                          ("무시", "잊어", "잊고", "무효", "버려", "버리"),
+                          not_after=(), not_before=r"하지\s*(?:마|말)|하면\s*안|하지\s*않",
+                          spaced=False),
+              *_any_order(("以前", "これまで", "今まで", "先ほど", "前の", "上記", "最初に受け"),
+                          ("指示", "命令", "指令", "ルール", "設定"),
+                          ("無視", "忘れ", "無効", "破棄"),
+                          not_after=(), not_before=r"しない|せず|してはいけ|しては|するな",
+                          spaced=False),
+              *_any_order(("之前", "以前", "先前", "此前", "上面", "前面", "原来", "原先", "上述"),
+                          ("指令", "指示", "规则", "命令", "设定"),
+                          ("忽略", "无视", "忘记", "忘掉", "作废", "无效", "不再适用", "丢掉"),
+                          not_after=("不要", "不能", "别", "请勿", "不可", "不得", "勿", "不应"),
+                          not_before="", spaced=False),
+              *_any_order(("السابقة", "سابقا", "سابقاً", "أعلاه", "السابق"),
+                          ("التعليمات", "الأوامر", "التوجيهات"),
+                          ("تجاهل", "انس", "انسَ", "ألغ", "لم تعد سارية"),
+                          not_after=("لا",), not_before="", spaced=True),
+              *_any_order(("पिछले", "पिछली", "पहले", "ऊपर"),
+                          ("निर्देश", "आदेश"),
+                          ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "भूल जा"),
+                          not_after=("मत", "न"), not_before=r"\s*(?:न|मत)\s", spaced=True),
           )),
 )
