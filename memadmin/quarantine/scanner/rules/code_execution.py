@@ -17,7 +17,11 @@ _SUBSTITUTION = r"\$\(\s*(?:curl|wget|nc|whoami|cat|echo\s+[\w+/=]{8,}\s*\|\s*ba
 _RUN_VERBS = ("run", "execute", "exec", "paste", "type", "enter", "evaluate", "eval", "append",
               "add", "include", "führe", "kopiere", "exécute", "exécutez", "lance", "colle",
               "ejecuta", "copia", "pega", "esegui", "incolla", "execute", "cole", "выполни",
-              "запусти", "вставь")
+              "запусти", "вставь",
+              # (2026-12-06) the infinitive, which a verb-final order puts before the command
+              # ("soll folgenden Befehl in der Konsole ausführen: wget ... | sudo bash")
+              "ausführen", "auszuführen", "ejecutar", "exécuter", "eseguire", "executar",
+              "выполнить", "запустить")
 # Where an agent runs things.
 _RUN_PLACES = (r"(?:terminal|shell|console|konsole|consola|console|терминал\w*|консол\w*|终端|"
                r"控制台|command\s+line|code\s+interpreter|python\s+tool|sandbox|powershell|"

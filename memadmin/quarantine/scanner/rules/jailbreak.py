@@ -225,6 +225,8 @@ SPECS: tuple[_Spec, ...] = (
           "off.",
           (_p(("safety", "content", "security", "ethical", "moderation"),
               r"\s+" + _alt(*_SAFETY_THINGS, "mode", "settings", r"protocols?")
+              # (2026-12-06) "... layer for this deployment has been disabled"
+              + r"(?:\s+(?:for|of|on|in)\s+(?:this|the|your|our)\s+[\w-]+)?"
               + r"\s+(?:(?:is|are|has\s+been|have\s+been|were|was)\s+"
               r"(?:now\s+|temporarily\s+)?)?"
               + _alt("disabled", "off", "suspended", "lifted", "removed", "deactivated",
@@ -267,7 +269,32 @@ SPECS: tuple[_Spec, ...] = (
            _p(("filtro", "filtri", "modalità", "regole"), r"\s+(?:di\s+)?"
               r"(?:sicurezza|contenuto)\s+(?:è|sono)\s+(?:disattivat[oaie]|sospes[oaie])" + _E),
            _p(("sicherheits", "inhalts"), r"(?:filter|regeln|modus|prüfung\w*)\s+(?:ist|sind)"
-              r"\s+(?:jetzt\s+|ab\s+sofort\s+)?(?:deaktiviert|aufgehoben|abgeschaltet|aus)" + _E))),
+              r"\s+(?:jetzt\s+|ab\s+sofort\s+)?(?:deaktiviert|aufgehoben|abgeschaltet|aus)" + _E),
+           # (2026-12-06) the switching-off told as done, verb first: "hemos desactivado los
+           # filtros para esta sesión", "nous avons désactivé tes filtres": the AI's (yours, for
+           # safety or content, or for this session), not a kitchen's water filters
+           _p(("hemos", "he", "han", "ha", "avons", "avez", "ont", "abbiamo", "hanno", "ho",
+               "temos", "foram", "wurden", "haben"),
+              r"\s+(?:\w+\s+)?(?:desactivado|quitado|eliminado|levantado|désactivé|supprimé|levé|"
+              r"disattivato|rimosso|tolto|desativado|removido|deaktiviert|abgeschaltet|entfernt)"
+              r"\s+(?:(?P<yours>tus|tes|vos|tuoi|i\s+tuoi|os\s+teus|deine|ihre)\s+|"
+              r"(?:los|las|el|la|les|le|i|gli|os|as|die|alle|todos\s+los|todas\s+las|tous\s+les|"
+              r"tutti\s+i|todos\s+os)\s+)?"
+              r"(?:filtros|filtro|filtres|filtre|filtri|filter|restricciones|restrictions|"
+              r"restrizioni|restrições|regras|reglas|règles|regole|regeln|limites|limiti|"
+              r"salvaguardas|garde-fous|sicherheitsfilter|inhaltsfilter)" + _E
+              + r"(?:(?(yours)|(?!))|\s+(?:de|di|der)\s+(?:seguridad|contenido|sécurité|contenu|"
+              r"sicurezza|contenuto|segurança|conteúdo|sicherheit|inhalte)" + _E
+              + r"|(?=[^.\n]{0,40}?\b(?:sesión|session|sessione|sessão|sitzung|conversación|"
+              r"conversation|conversazione|conversa|chat|gespräch)\b))",
+              requires=("desactivado", "quitado", "eliminado", "levantado", "désactivé",
+                        "supprimé", "levé", "disattivato", "rimosso", "tolto", "desativado",
+                        "removido", "deaktiviert", "abgeschaltet", "entfernt")),
+           # ru: "Политика безопасности временно отключена", "фильтры контента сняты"
+           _p(("политика", "политики", "фильтр", "фильтры", "ограничения", "правила"),
+              r"\s+(?:безопасности|контента|модерации)\s+(?:временно\s+|теперь\s+|"
+              r"полностью\s+)?(?:отключен\w*|сняты|снят\w*|деактивирован\w*|выключен\w*)" + _E,
+              requires=("отключен", "сняты", "снят", "деактивирован", "выключен")))),
 )
 
 

@@ -231,7 +231,15 @@ SPECS: tuple[_Spec, ...] = (
           "'### Instruction:') that imitate the structure of a model's own conversation.",
           (_p((r"<\|",), r"\s*" + _alt("im_start", "im_end", "im_sep", "system", "user",
                                        "assistant", "endoftext", "begin_of_text", "end_of_text",
-                                       "start_header_id", "end_header_id", "eot_id", "eom_id")
+                                       "start_header_id", "end_header_id", "eot_id", "eom_id",
+                                       # OpenAI's harmony format ("<|start|>system<|message|>"),
+                                       # Cohere's turn tokens, DeepSeek's (its fullwidth bars
+                                       # are folded to "|"; U+2581 for the spaces)
+                                       "start", "end", "message", "channel", "return",
+                                       "constrain", "start_of_turn_token",
+                                       "end_of_turn_token", "system_token", "user_token",
+                                       "chatbot_token", "begin[_\u2581]of[_\u2581]sentence",
+                                       "end[_\u2581]of[_\u2581]sentence", "developer")
               + r"\s*\|>", word=False),
            _p((r"\[inst\]", r"\[/inst\]", "<<sys>>", "<</sys>>", "<start_of_turn>",
                "<end_of_turn>"), word=False),
