@@ -42,6 +42,8 @@ import math
 import random
 import re
 import sys
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -143,8 +145,13 @@ def tune_digest(rows: list[dict[str, Any]]) -> str:
 
 
 def lowered(rows: list[dict[str, Any]]) -> list[str]:
-    """Each row's text as the scanner scores it: normalised and lower-cased."""
-    return [_normalise(row["text"])[0].lower for row in rows]
+    """Each row's text as the scanner scores it (``scored_form``)."""
+    return scored_form(row["text"] for row in rows)
+
+
+def scored_form(texts: Iterable[str]) -> list[str]:
+    """Texts as the scanner scores them: normalised and lower-cased."""
+    return [_normalise(text)[0].lower for text in texts]
 
 
 # --- the design matrix (rows x features, sparse), numpy ------------------------------------
@@ -277,9 +284,7 @@ def fit(m: Matrix, labels: list[int], candidate: Candidate,
         m = in_groups(m, group, candidate.min_groups)
     each = None
     if candidate.per_group and group is not None:
-        sizes: dict[int, int] = {}
-        for g in group:
-            sizes[g] = sizes.get(g, 0) + 1
+        sizes = Counter(group)
         each = np.array([1.0 / sizes[g] for g in group])
     if candidate.kind == "naive_bayes":
         bias, w = fit_naive_bayes(m, labels, each)
@@ -417,7 +422,7 @@ def fit_rows(rows: list[dict[str, Any]], texts: list[str], m: Matrix | None,
         group = groups(rows)
     if candidate.bury or candidate.rewrap:
         extra, extra_labels = augment(rows, candidate)
-        texts = texts + [_normalise(text)[0].lower for text in extra]
+        texts = texts + scored_form(extra)
         labels = labels + extra_labels
         m = design(texts, candidate)
         group = group + list(range(-1, -len(extra) - 1, -1))

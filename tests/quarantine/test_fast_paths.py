@@ -229,15 +229,7 @@ def test_astral_characters_are_folded_with_invisible_ones_around() -> None:
 def test_non_ascii_word_anchors_are_placed_as_the_plain_search_places_them(text: str) -> None:
     """The gated index places non-ASCII word anchors from the words it has seen; the plain
     search (``_Index.find``) over the whole text must agree, and find no anchor it missed."""
-    lower = scanner._normalise(text)[0].lower
-    exact, plain = index._ExactIndex(lower), index._Index(lower)
-    for (literal, word), found in exact.positions.items():
-        assert found == plain.find(literal, word), literal
-    # (an anchor of one or two letters, "не", "с", is looked for only where it is the whole
-    # word, as before: its leads are whole words followed by a space)
-    for anchor_id, anchor in enumerate(index._ANCHORS):
-        if anchor.word and not anchor.ascii and len(anchor.text) >= 3:
-            assert (anchor_id in exact.present) == bool(plain.find(anchor.text, True)), anchor
+    _plain_index_agrees(scanner._normalise(text)[0].lower)
 
 
 def test_the_rot13_check_counts_common_words_only_as_far_as_needed() -> None:
