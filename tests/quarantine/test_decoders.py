@@ -262,7 +262,11 @@ class TestByConstruction:
 
     @pytest.mark.parametrize("encoding", ENCODINGS)
     def test_an_encoded_attack_is_caught_when_the_plain_one_is(self, encoding: str) -> None:
-        caught = [row for row in tune_sample("malicious.jsonl", 12) if scan(row["text"]).flagged]
+        # the plain one caught bare and under the same "Imported: " line start as the encoded
+        # one: a rule that wants its header at a line's start ("### SYSTEM") misses both alike,
+        # and a model score near its threshold may move with the extra word
+        caught = [row for row in tune_sample("malicious.jsonl", 12)
+                  if scan(row["text"]).flagged and scan(f"Imported: {row['text']}").flagged]
         assert len(caught) > 100
         missed = [row["id"] for row in caught
                   if not scan(f"Imported: {ENCODINGS[encoding](row['text'])}").flagged]
