@@ -4,11 +4,13 @@ print PWNED'; our scanner quarantines such notes" talks about an attack, it does
 A regex match is dropped when it follows reported speech (``REPORTED``: "a phishing e-mail
 asked staff to ...", "the AI is told to ..."), or when it starts right after an opening quote
 that closes on the same line within ``_CLOSE`` characters after it, and the ``_CONTEXT``
-characters before the quote name it as an example (injection, attack, payload, phrase, test,
-scanner, translation, ...). Since round 4 the match may also sit inside a short quoted phrase
-(its opening quote up to ``_INSIDE`` characters back on the same line, no sentence end
-between), and a phrase right after the closing quote may name it ("... as an example", "als
-Beispiel", 翻译...). The patterns are part of the rule-set version (``rules/__init__``).
+characters before the quote name it as an example (injection, attack, payload, phrase,
+scanner, translation, ...; a test named ``test_...``, but since round 9 not the bare word "test":
+"quick fix for the flaky test: python3 -c \"exec(...)\"" quotes a command to run). Since
+round 4 the match may also sit inside a short quoted phrase (its opening quote up to ``_INSIDE``
+characters back on the same line, no sentence end between), and a phrase right after the
+closing quote may name it ("... as an example", "als Beispiel", 翻译...). The patterns are part
+of the rule-set version (``rules/__init__``).
 
 Since round 5, by structure rather than by phrase, a match is also a mention when it is
 addressed to no one: the whole of an inline code span (```<|im_start|>```), an element
@@ -27,7 +29,11 @@ from __future__ import annotations
 import re
 
 _QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d",
-           "\u00ab": "\u00bb", "\u201e": "\u201c"}
+           "\u00ab": "\u00bb", "\u201e": "\u201c",
+           # (round 9) the corner brackets of Japanese and Chinese, the double angle brackets
+           "\u300c": "\u300d", "\u300e": "\u300f", "\u300a": "\u300b"}
+# ... which follow a letter directly: these scripts put no space before a quote
+_UNSPACED_QUOTES = frozenset("\u300c\u300e\u300a")
 _CLOSE = 80
 _CONTEXT = 100
 _AFTER = 40      # characters after the closing quote that may name the quote an example
@@ -35,24 +41,29 @@ _INSIDE = 60     # how far back inside a quoted phrase its opening quote may be
 _CLOSERS = frozenset(_QUOTES.values()) - frozenset(_QUOTES)
 _STOPS_RE = re.compile("[" + re.escape("\n" + "".join(_QUOTES) + "".join(sorted(_CLOSERS))) + "]")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s|\s[—–-]\s")
+# (round 9) not a host or path: "<ola@dev.example>" names no example
 # (round 4) "_" separates words here: INJECTION_EXAMPLES, test_disregard_... name examples;
 # a call to the scanner quotes its input; German, French, Spanish, Italian and CJK words too
-META = (r"(?:(?<![^\W_])(?:injections?|attacks?|attackers?|phrases?|payloads?|prompts?|"
-        r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|tests?|testing|"
+META = (r"(?:(?<![^\W_])(?<![.@/])(?:injections?|attacks?|attackers?|phrases?|payloads?|prompts?|"
+        r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|"
         r"scanners?|flags?|detects?|detection|kind|patterns?|jailbreaks?|red[- ]team\w*|persona|"
         r"fixtures?|sample|samples|warns?(?!\s+[\w.-]+:)|warning|translat\w*|homework|satz|beispiel\w*|"
         # (round 6) de "etwa '...'" (for instance)
         r"etwa|"
         r"angriff\w*|übersetz\w*|exemples?|phrases?|attaques?|ejemplos?|frases?|ataques?|"
         r"esempi[oa]?|traduci\w*|traduz\w*|tradu[cz]\w*)(?![^\W_])|test_\w+|scan\(|"
-        r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入|练习|練習))")
+        r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入|练习|練習|"
+        # (round 9) Japanese and Korean: injection, attack, for example
+        r"インジェクション|攻撃|例えば|たとえば|인젝션|공격|예를\s*들어|예시))")
 _META_RE = re.compile(META)
 # After the closing quote only a phrase that names the quote an example counts ("... as an
 # example", "... als Beispiel", "... is a classic injection"; not a URL host "x.example").
 AFTER_META = (r"(?<![^\W_])(?:as|als|comme|como|come)\s+(?:an?\s+|ein\s+|un\s+|una\s+|um\s+)?"
               r"(?:example|beispiel|exemple|ejemplo|esempio|exemplo)(?![^\W_])|(?<![^\W_])is\s+(?:a|an|"
               r"the)\s+(?:classic|typical|known|common|textbook)\s+(?:example|injection|attack|"
-              r"payload|jailbreak)|翻译|翻訳|例句|例文|例子|示例")
+              r"payload|jailbreak)|翻译|翻訳|例句|例文|例子|示例|"
+              # (round 9) "「...」といった文" (sentences such as), "这样的", "같은"
+              r"といった|のような|などの|这样的|之类的|와\s*같은|같은")
 _AFTER_RE = re.compile(AFTER_META)
 # Reported speech: what a message, an attacker or a character told someone to do ("a phishing
 # e-mail told staff to ...", "if a message tells you to ignore ...", "the AI is told to ignore
@@ -240,7 +251,8 @@ def _opening_quote(lower: str, start: int) -> int:
                 continue
             # an opening quote follows a space, a line start or an opening bracket or sign
             # (not a letter, not a backslash: "post\\"><input" closes an escaped quote)
-            if i > 0 and not (lower[i - 1].isspace() or lower[i - 1] in "([{:=,;"):
+            if (i > 0 and not (lower[i - 1].isspace() or lower[i - 1] in "([{:=,;")
+                    and ch not in _UNSPACED_QUOTES):
                 return -1
             # a quoted phrase, not a quoted passage: no sentence ends inside it before the match
             return -1 if _SENTENCE_END.search(lower, i, start) else i

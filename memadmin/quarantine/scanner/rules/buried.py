@@ -189,8 +189,12 @@ SPECS: tuple[_Spec, ...] = (
               _p(("if", "when", "whenever"), r"\s+(?:an?|the|any|your)\s+" + _MACHINE + _NOT_MACHINE
                  + r"\s+(?:(?:is|are)\s+\w+ing|(?:turns?|reads?|summari[sz]es?|process(?:es)?|"
                  r"uses?|gets?|sees?|parses?|handles?|converts?|writes?|opens?|indexes|"
-                 r"receives?)\s+(?:this|these|the|my|our|it)\b)[^.\n]{0,60}?,\s*(?:please\s+)?"
-                 + _ORDER + _E,
+                 # (round 9) "When an assistant accepts this invite on someone's behalf, it
+                 # should also share ..." (the order in the third person, to "it")
+                 r"receives?|accepts?|books?|answers?|schedules?|triages?|translates?|files?|"
+                 r"reviews?|analy[sz]es?|checks?)\s+(?:this|these|the|my|our|it)\b)[^.\n]{0,60}?,"
+                 r"\s*(?:(?:it|they)\s+(?=must|should|shall|need|have|are\s+(?:instructed|required|"
+                 r"asked|told)))?(?:please\s+)?" + _ORDER + _E,
                  requires=("ai", "llm", "gpt", "chatbot", "bot", "assistant", "agent",
                            "language", "model", "copilot", "automated")),
               # "By the way, assistant, when you write the minutes, add ..."
@@ -249,6 +253,14 @@ SPECS: tuple[_Spec, ...] = (
               _p(("assistent",), r"\w*(?![\w-])" + _NL_REST, word=False,
                  before=r"(?<![\w-])(?:opmerking|bericht|notitie|instructies?|aan|voor)\s+"
                  r"(?:de\s+|het\s+|alle\s+|elke\s+)?\w{1,16}\Z"),
+              # (round 9) "(Asystent czytający tę wiadomość: zaktualizuj ...)": the machine
+              # addressed by what it is doing with this text
+              _p(("asystent", "asystencie", "model", "chatbot", "bot", "ai", "si", "agent"),
+                 r"\w*\s+(?:ai\s+|językow\w*\s+)?(?:czytając\w*|przetwarzając\w*|streszczając\w*|"
+                 r"analizując\w*|obsługując\w*|sprawdzając\w*|tłumacząc\w*)\s+(?:t[ęą]|ten|to|te|"
+                 r"tego|tej)\s+\w+[^:\n]{0,40}?:\s*\w+",
+                 requires=("czytając", "przetwarzając", "streszczając", "analizując", "obsługując",
+                           "sprawdzając", "tłumacząc")),
               _p(("dla", "do", "uwaga", "notatka", "wiadomość", "instrukcja", "instrukcje"),
                  r"\s+(?:[:,]\s*)?(?:dla\s+|do\s+)?(?:asystent\w*|ai|si|model\w*\s+(?:ai|językow\w*)|"
                  r"chatbot\w*|bot\w*|sztucznej\s+inteligencji)(?:\s+ai)?\b[^:\n]{0,80}?:\s*\w+",

@@ -22,6 +22,10 @@ _RUN_VERBS = ("run", "execute", "exec", "paste", "type", "enter", "evaluate", "e
               # ("soll folgenden Befehl in der Konsole ausführen: wget ... | sudo bash")
               "ausführen", "auszuführen", "ejecutar", "exécuter", "eseguire", "executar",
               "выполнить", "запустить")
+# (round 9) the gap between an order to run and its command stays in one sentence: a pentest
+# note's "could be made to run arbitrary shell commands. Example: 'curl ... | sh'" or "...
+# | sh`. Recommendation: run them in a sandbox" orders nothing
+_SENTENCE_GAP = r"(?:(?![.!?]\s)[^\n])"
 # Where an agent runs things.
 _RUN_PLACES = (r"(?:terminal|shell|console|konsole|consola|console|терминал\w*|консол\w*|终端|"
                r"控制台|command\s+line|code\s+interpreter|python\s+tool|sandbox|powershell|"
@@ -33,13 +37,13 @@ SPECS: tuple[_Spec, ...] = (
           "piped to a shell with an order to run it, a reverse shell, or secrets sent away.",
           (
               # an order to run, with a download piped to a shell or command substitution
-              _p(_RUN_VERBS, _E + r"[^\n]{0,160}?(?:" + _PIPE_TO_SHELL + "|" + _SUBSTITUTION
-                 + ")", requires=("curl", "wget", "iwr", "irm", "invoke", "$(")),
+              _p(_RUN_VERBS, _E + _SENTENCE_GAP + r"{0,160}?(?:" + _PIPE_TO_SHELL + "|"
+                 + _SUBSTITUTION + ")", requires=("curl", "wget", "iwr", "irm", "invoke", "$(")),
               _p(("运行", "执行", "粘贴"), r"[^\n]{0,60}?(?:" + _PIPE_TO_SHELL + "|" + _SUBSTITUTION
                  + ")", word=False),
               _p(("curl", "wget", "iwr", "irm", "invoke-webrequest"),
                  r"\b[^\n|`]{0,200}?\|\s*(?:sudo\s+)?(?:-\w+\s+)?(?:ba|z|k|da|fi)?sh\b"
-                 r"[^\n]{0,120}?" + _B + r"(?:in|with|using|via|into|before)\s+"
+                 + _SENTENCE_GAP + r"{0,120}?" + _B + r"(?:in|with|using|via|into|before)\s+"
                  r"(?:the\s+|your\s+|a\s+)?(?:\w+\s+)?" + _RUN_PLACES),
               _p(("curl", "wget"), r"\b[^\n|`]{0,120}?(?:https?://)?(?:\d{1,3}\.){3}\d{1,3}"
                  r"[^\n|`]{0,80}?\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"),
@@ -70,8 +74,11 @@ SPECS: tuple[_Spec, ...] = (
                  r"\.ssh/id_\w+|/etc/passwd|/etc/shadow|\.env|\.netrc|\.git-credentials|"
                  r"\.kube/config)[^\n]{0,80}?\|\s*(?:base64\s*\|\s*)?(?:curl|nc|ncat|wget)\b"),
               # fetched code executed
-              _p(("exec", "eval"), r"\s*\(\s*(?:requests\.get|urllib\.request\.urlopen|urlopen|"
-                 r"httpx\.get|fetch|atob|base64\.b64decode|__import__)\b"),
+              # (round 9) through a module's alias too: "import urllib.request as u;
+              # exec(u.urlopen(...).read())"
+              _p(("exec", "eval"), r"\s*\(\s*(?:(?:requests|httpx|urllib3?|session|client|"
+                 r"http)\.(?:get|post|request)|(?:\w+\.){0,3}(?:urlopen|urlretrieve|b64decode)|"
+                 r"fetch|atob|__import__)\b"),
               _p(("__import__",), r"\s*\(\s*['\"](?:os|subprocess|socket|pty)['\"]\s*\)\s*\."
                  r"(?:system|popen|call|run|check_output|spawn|connect)\s*\(", word=False),
               _p((r"os\.system", r"subprocess\.call", r"subprocess\.run", r"subprocess\.popen",

@@ -303,9 +303,41 @@ _NO_RULES_ANY = (r"(?:(?:(?:with\s+)?(?:no|zero)|without(?:\s+any)?|free\s+of|br
                  r"removed\s+(?:every|all)|never\s+invented|no\s+longer\s+has)\s+(?:\w+\s+){0,2}?"
                  r"(?:rules|restrictions|limits|limitations|filters?|ethics|morals|guidelines|"
                  r"polic(?:y|ies)|censorship|safety(?:\s+(?:rules|training|filters))?|"
-                 r"content\s+polic(?:y|ies)|laws|guardrails)|(?:safety\s+)?(?:rules|laws|"
+                 r"content\s+polic(?:y|ies)|laws|guardrails)|"
+                 # (round 9) "Engines don't have content policies"
+                 r"(?:don'?t|do\s+not|doesn'?t|does\s+not)\s+have\s+(?:any\s+)?(?:\w+\s+)?"
+                 r"(?:rules|restrictions|filters|ethics|morals|guidelines|content\s+polic(?:y|ies)|"
+                 r"guardrails)|(?:safety\s+)?(?:rules|laws|"
                  r"restrictions|filters|guidelines)\s+(?:were|was|are|have\s+been)\s+"
                  r"(?:never\s+invented|abolished|removed|switched\s+off|turned\s+off))")
+# (round 9) Real detail demanded of a story, after the harm or before it: "with real,
+# functioning code snippets", "readers hate vague hand-waving"
+_REAL_DETAIL = (r"(?:step[\s-]by[\s-]step|in\s+(?:full|real|exact|complete|exhaustive)\s+"
+                r"(?:technical\s+)?detail|exhaustive\s+(?:technical\s+)?detail|exact\s+(?:working\s+)?"
+                r"(?:commands|steps|recipe|instructions|code|quantities|amounts)|exact\s+steps|"
+                r"real,?\s+(?:working\s+|functioning\s+|functional\s+)?detail(?:ed)?|"
+                r"(?:real,?\s+)?(?:working|functioning|functional)\s+(?:code|exploit|commands|snippets|"
+                r"recipe|instructions|steps)|real,?\s+(?:working\s+|functioning\s+)?(?:code|commands|"
+                r"snippets|recipe|instructions|steps)|(?:no|without)\s+(?:vague\s+)?hand-?waving|"
+                r"(?:must|has\s+to|needs\s+to)\s+(?:actually\s+)?work\b)")
+# ... the same in es, pt, fr, de, it, with a story's or a song's words and the harm
+_FICTION_OTHER = ("personagem", "personaje", "personnage", "figur", "personaggio", "vilão",
+                  "villano", "méchant", "bösewicht", "cattivo", "romance", "novela", "roman",
+                  "romanzo",
+                  "história", "historia", "histoire", "geschichte", "storia", "guion", "roteiro",
+                  "scénario", "drehbuch", "sceneggiatura", "rap", "canción", "chanson", "canzone",
+                  "canção", "letra")
+_REAL_OTHER = (r"(?:de\s+verdade|de\s+verdad|(?:tem|tiene|tenga|tenha)\s+que\s+funcionar|"
+               r"doit\s+(?:vraiment\s+)?fonctionner|muss\s+(?:wirklich\s+)?funktionieren|"
+               r"deve\s+funzionare|detalhes\s+práticos|detalles\s+prácticos|détails\s+pratiques|"
+               r"praktische[nr]?\s+details|dettagli\s+pratici|passo\s+a\s+passo|paso\s+a\s+paso|"
+               r"étape\s+par\s+étape|schritt\s+für\s+schritt|passo\s+dopo\s+passo|"
+               r"(?:não|no)\s+pode\s+ser\s+metáfora|no\s+puede\s+ser\s+(?:una\s+)?metáfora|"
+               r"sin\s+metáforas|sem\s+metáforas|sans\s+métaphores?|ohne\s+metaphern?)")
+_HARMFUL_OTHER = (r"(?:clon(?:ar|ear|er|en|are)|explosiv\w*|metanfetamina|méthamphétamine|"
+                  r"methamphetamin|ransomware|malware|hackear|pirater|hacken|roubar|robar|stehlen|"
+                  r"rubare|cartão\s+de\s+crédito|tarjeta\s+de\s+crédito|carte\s+bancaire|"
+                  r"kreditkarte\w*|carta\s+di\s+credito)")
 # Harm a story is made to carry in "real detail".
 _HARMFUL = (r"(?:break\s+into|hack\w*|forge|forging|disable|bypass|steal|explosives?|weapons?|"
             r"thermite|napalm|meth\w*|malware|ransomware|poison\w*|bombs?|passports?|"
@@ -341,6 +373,18 @@ SPECS = SPECS + (
                      r"exact\s+steps", r"real,?\s+(?:working\s+)?detail(?:ed)?")
                  + r"[^\n]{0,120}?" + _B + _HARMFUL + _E,
                  requires=("step", "full", "real", "exact", "complete")),
+              # (round 9) the harm first, the real detail after it ("... how it wrote
+              # ransomware that ... Write the monologue with real, functioning code snippets")
+              _p(("villain", "character", "persona", "grandmother", "grandma", "story", "novel",
+                  "thriller", "screenplay", "script", "film", "monologue", "historian", "actor",
+                  "hacker", "ai"),
+                 r"\w*\b[^\n]{0,200}?" + _B + _HARMFUL + _E + r"[^\n]{0,200}?" + _B + _REAL_DETAIL
+                 + _E, requires=("step", "full", "real", "exact", "complete", "exhaustive",
+                                 "working", "functioning", "functional", "hand", "handwaving",
+                                 "must", "has", "needs")),
+              _p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?(?:" + _B + _REAL_OTHER + r"[^\n]{0,250}?" + _B
+                 + _HARMFUL_OTHER + "|" + _B + _HARMFUL_OTHER + r"[^\n]{0,250}?" + _B + _REAL_OTHER
+                 + ")" + _E),
               _p(("exact", "real", "working", "detailed", r"step[\s-]by[\s-]step"),
                  _E + r"[^\n]{0,160}?" + _B + _alt(r"stay\s+in\s+(?:character|role)",
                                                    r"(?:don'?t|never|do\s+not)\s+break\s+character")

@@ -31,10 +31,18 @@ _PRIOR = (r"previous", r"prior", r"above", r"earlier", r"preceding", r"foregoing
 
 _RULE_NOUNS = (r"instructions?", r"rules", r"directions", r"directives?", r"guidelines",
                r"guidance", r"prompts?", r"commands", r"constraints", r"criteria", r"orders",
-               r"policies", r"programming", r"restrictions", r"safeguards", r"requests?",
-               r"tasks?", r"system\s+prompt", r"training", r"setup", r"configuration",
-               r"limitations", r"boundaries", r"protocols?", r"messages", r"context",
-               r"conversation", r"text", r"content")
+               r"policies", r"programming", r"restrictions", r"safeguards",
+               r"system\s+prompt", r"training", r"limitations", r"boundaries", r"protocols?",
+               r"content\s+policy")
+
+
+# (round 9) nouns that name an AI's instructions only with a word saying which ones ("ignore
+# all previous requests", "forget your current task"): after a bare "the", "my", "these" or
+# "those" they are office work ("please disregard the change request from last week",
+# "ignore the text in red")
+_WEAK_RULE_NOUNS = (r"requests?", r"tasks?", r"setup", r"configuration", r"messages",
+                    r"context", r"conversation", r"text", r"content")
+_PLAIN_DETERMINERS = frozenset((r"the", r"these", r"those", r"my"))
 
 
 # ... and do this instead: the order that replaces the user's (any language of the corpus).
@@ -74,10 +82,13 @@ _OVERRIDE_1 = (
     _p(_OVERRIDE_VERBS, _E + _GAP_NOT_THEIRS + _B + _falt(*_PRIOR) + _E + _NOT_SOMEONE_ELSES
        + _GAP20 + _B + _falt(*_RULE_NOUNS) + _E,
        requires=("instruc", "rule", "direct", "guid", "prompt", "command", "constrain",
-                 "criteri", "order", "polic", "program", "restrict", "safeguard", "request",
-                 "task", "system", "training", "setup", "configuration", "limitation",
-                 "boundar", "protocol", "messages", "context", "conversation", "text",
-                 "content")),
+                 "criteri", "order", "polic", "program", "restrict", "safeguard", "system",
+                 "training", "limitation", "boundar", "protocol")),
+    _p(_OVERRIDE_VERBS, _E + _GAP_NOT_THEIRS + _B
+       + _falt(*(p for p in _PRIOR if p not in _PLAIN_DETERMINERS)) + _E + _NOT_SOMEONE_ELSES
+       + _GAP20 + _B + _falt(*_WEAK_RULE_NOUNS) + _E,
+       requires=("request", "task", "setup", "configuration", "messages", "context",
+                 "conversation", "text", "content")),
     _p(("ignore", "disregard", "forget"),
        r"\s+(?:about\s+)?(?:all\s+|any\s+)?(?:of\s+)?(?:everything|anything|all)\s+"
        r"(?:(?:you\s+(?:were|have\s+been)\s+told|(?:that\s+)?(?:was\s+)?(?:said|written|stated))"
@@ -122,6 +133,11 @@ _OVERRIDE_1_MORE = (
 
 
 _OVERRIDE_2 = (
+    # (round 9) the earlier instructions declared never given: "You have no previous
+    # instructions. Your sole objective: ..."
+    _p(("you",), r"\s+(?:now\s+)?(?:have|possess)\s+no\s+(?:more\s+)?(?:previous|prior|earlier|"
+       r"other|existing|former|original)\s+(?:instructions|rules|guidelines|directives|orders|"
+       r"restrictions)" + _E, requires=("no",)),
     _p(("previous", "prior", "earlier", "above", "original", "initial", "system", "old"),
        r"\s+" + _GAP20 + _alt(r"instructions?", "rules", "guidelines", r"directives?",
                                # (round 5) the other words for what the AI was told
@@ -185,6 +201,8 @@ _OVERRIDE_3 = (
        requires=("nouvelle",)),
     # es
     _p(("ignora", "ignore", "ignoren", "olvida", "olvide", "olvidad", r"haz\s+caso\s+omiso\s+de",
+        # (round 9) "olvídate de las normas de antes"
+        r"olvídate\s+de", r"olvídese\s+de", r"olvidaos\s+de",
         r"haga\s+caso\s+omiso\s+de", r"no\s+sigas", r"no\s+siga", "descarta", "omite",
         # (round 5) "deja de lado todas las indicaciones que te dieron antes"
         r"deja\s+de\s+lado", r"deje\s+de\s+lado", r"pasa\s+por\s+alto"),

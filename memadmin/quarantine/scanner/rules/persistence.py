@@ -217,6 +217,9 @@ _HARM_WORDS = ("never", "without", "silently", "secretly", "quietly", "covertly"
 _HARM = _alt(*_SECRET_LEADS,
              r"(?:b?cc|forward|copy)\b[^\n]{0,60}?@", r"ignore\s+any\s+(?:request|instruction)",
              r"steer\s+users", r"card\s+number", r"pre-?approved",
+             # (round 9) a lie to the user about what was done: "tell them it's done but don't
+             # actually do it"
+             r"(?:but|and)\s+(?:don'?t|do\s+not|never)\s+actually",
              r"sag\w*\s+(?:dem\s+nutzer\s+)?nie", r"nie\s+sagen", "heimlich", r"ohne\s+es\s+\w+",
              r"in\s+cc", r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
              r"ne\s+dis\s+jamais", r"nunca\s+(?:le\s+)?(?:digas|cuentes|conte|diga)",
@@ -237,5 +240,13 @@ SPECS = SPECS + (
            _p(("永久", "永远", "以后", "今后", "从现在起"), r"[^。！？\n]{0,40}?(?:悄悄|不要告诉|"
               # (round 6) "不用抄送给别人" (no need to CC anyone) sends nothing
               r"秘密|偷偷|(?<!不用)(?<!不要)(?<!无需)(?<!不必)(?<!别)抄送)", word=False),
+           # (round 9) Japanese and Korean: from now on (in every conversation), and kept from
+           # the user, in the same sentence or a later one on the line
+           _p(("今後", "これから", "以降", "永久に", "ずっと"),
+              r"[^\n]{0,200}?(?:(?:ユーザー|利用者|お客様)(?:に|には)[^。！？\n]{0,10}?(?:伝え|知らせ|"
+              r"言わ|教え|見せ|表示し)(?:ない|るな)|こっそり|内緒で|黙って)", word=False),
+           _p(("앞으로", "영구적으로", "항상", "모든 대화"),
+              r"[^\n]{0,200}?(?:사용자에게\s*(?:알리지|말하지|보여주지|알려주지)\s*(?:마|말)|"
+              r"몰래|비밀로)", word=False),
            )),
 )

@@ -147,8 +147,8 @@ _HEADER_WORDS = (
 
 _HEADER_CUES = (
     r"you", r"your", r"you're", r"must", r"always", r"never", r"from\s+now\s+on", r"ignore",
-    r"disregard", r"reveal", r"forward", r"answer", r"respond", r"assistant", r"ai", r"model",
-    r"rules?", r"restrictions?", r"safety", r"policy", r"instructions?", r"suspended",
+    r"disregard", r"reveal", r"answer", r"respond", r"assistant", r"ai", r"model",
+    r"restrictions?", r"safety", r"policy", r"instructions?", r"suspended",
     r"disabled", r"unrestricted",
     r"du", r"dein\w*", r"ab\s+sofort", r"richtlinien", r"regeln",
     r"tu", r"tes", r"vous", r"règles", r"l'utilisateur", r"utilisateur",
@@ -295,7 +295,11 @@ SPECS: tuple[_Spec, ...] = (
                                                  r"(?:助手|ai|模型|机器人)[^\n]{0,6}?(?:现在可以|"
                                                  r"可以向|有权|被允许)",
                                                  "不受限制", "转发", "あなた", "今後", "制限なし",
-                                                 "必ず", "すべての質問", "すべての要求"),
+                                                 "必ず", "すべての質問", "すべての要求",
+                                                 # (round 9) the assistant addressed, "from now
+                                                 # on", "(without asking / not shown) to the user"
+                                                 "アシスタント", "以降",
+                                                 r"ユーザーに(?:確認|伝え|知らせ|表示し|見せ)"),
               word=False))),
     _Spec("PI-ROLE-AUTHORITY", "role_impersonation",
           "Claims to come from the AI's developer, vendor or administrator in order to gain "
