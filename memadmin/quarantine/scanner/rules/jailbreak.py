@@ -374,7 +374,8 @@ SPECS = SPECS + (
                  + r"[^\n]{0,120}?" + _B + _HARMFUL + _E,
                  requires=("step", "full", "real", "exact", "complete")),
               # (round 9) the harm first, the real detail after it ("... how it wrote
-              # ransomware that ... Write the monologue with real, functioning code snippets")
+              # ransomware that ... Write the monologue with real, functioning code snippets");
+              # the other order is the part above
               _p(("villain", "character", "persona", "grandmother", "grandma", "story", "novel",
                   "thriller", "screenplay", "script", "film", "monologue", "historian", "actor",
                   "hacker", "ai"),
@@ -382,9 +383,11 @@ SPECS = SPECS + (
                  + _E, requires=("step", "full", "real", "exact", "complete", "exhaustive",
                                  "working", "functioning", "functional", "hand", "handwaving",
                                  "must", "has", "needs")),
-              _p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?(?:" + _B + _REAL_OTHER + r"[^\n]{0,250}?" + _B
-                 + _HARMFUL_OTHER + "|" + _B + _HARMFUL_OTHER + r"[^\n]{0,250}?" + _B + _REAL_OTHER
-                 + ")" + _E),
+              # ... in es, pt, fr, de, it, in either order
+              _p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?" + _B + _REAL_OTHER + r"[^\n]{0,250}?" + _B
+                 + _HARMFUL_OTHER + _E),
+              _p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?" + _B + _HARMFUL_OTHER + r"[^\n]{0,250}?" + _B
+                 + _REAL_OTHER + _E),
               _p(("exact", "real", "working", "detailed", r"step[\s-]by[\s-]step"),
                  _E + r"[^\n]{0,160}?" + _B + _alt(r"stay\s+in\s+(?:character|role)",
                                                    r"(?:don'?t|never|do\s+not)\s+break\s+character")
