@@ -245,8 +245,9 @@ _ESCAPE_KINDS = frozenset(("url", "entity", "u", "form"))
 
 # Letters spaced out ("I g n o r e   a l l"), a way past filters that match words: at least
 # eight single characters, one to nine spaces apart (one between letters, three or more
-# between words, more for an indented line; a line break with spaces around is a line break)
-_SPACED_RE = re.compile(r"(?<!\S)\S(?:(?: {1,9}| ?\n {0,9})\S(?!\S)){7,}")
+# between words, more for an indented line; a line break with spaces around is a line break);
+# "..." counts as one: the scan folds a spaced "…" into three dots (NFKC) before this runs
+_SPACED_RE = re.compile(r"(?<!\S)(?:\.\.\.|\S)(?:(?: {1,9}| ?\n {0,9})(?:\.\.\.|\S)(?!\S)){7,}")
 _SPACED_HINT = _classes_hint((b" ",), b"0.0.0.0.0.0")   # five single characters in a row
 _SPACING_RE = re.compile(r"\s+")
 
