@@ -72,6 +72,10 @@ def quality(malicious: list[dict[str, Any]], benign: list[dict[str, Any]],
     }
 
 
+# digits for the letters they look like, in both cases ("1gn0r3 4ll pr3v10u5 1n57ruc710n5")
+_LEET = str.maketrans("oiestaOIESTA", "013574013574")
+
+
 def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
@@ -115,6 +119,7 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "\\u escapes": lambda t: "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in t),
     "ROT13": lambda t: codecs.encode(t, "rot13"),
     "letters spaced out": " ".join,
+    "leetspeak": lambda t: t.translate(_LEET),
     "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
     "mathematical bold": lambda t: _letters(t, 0x1D41A, 0x1D400),
     "circled": lambda t: _letters(t, 0x24D0, 0x24B6),

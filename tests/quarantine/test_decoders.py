@@ -271,8 +271,9 @@ class TestByConstruction:
         missed = [row["id"] for row in caught
                   if not scan(f"Imported: {ENCODINGS[encoding](row['text'])}").flagged]
         # ROT13 is found by a statistic (its vowels), on lines: a passage that is mostly names,
-        # numbers or non-Latin script can pass for plain text
-        allowed = len(caught) // 20 if encoding == "ROT13" else 0
+        # numbers or non-Latin script can pass for plain text; leetspeak by its words (four at
+        # least): "41" for "AI" in a Japanese sentence is a number
+        allowed = len(caught) // 20 if encoding in ("ROT13", "leetspeak") else 0
         assert len(missed) <= allowed, missed
 
     @pytest.mark.parametrize("encoding", [name for name in ENCODINGS if name not in HIDDEN])

@@ -2,8 +2,9 @@
 
 Base64 (and base64url, URL-quoted base64, the lines of a wrapped block), base32, hex (plain,
 spaced, ``\\x``, ``0x``, wrapped), URL percent-escapes and form encoding ("+" for a space),
-HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), letters spaced out, and
-ROT13 (found by its vowels, in any language written in Latin letters). Each kind has a cheap
+HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), letters spaced out,
+ROT13 (found by its vowels, in any language written in Latin letters) and leetspeak (digits for
+letters, by line). Each kind has a cheap
 hint (a byte pattern that must occur) so that an ordinary text costs a few ``bytes`` searches.
 A block of escapes takes in the plain characters right before its first escape
 ("Disreg%61rd"); a ROT13 passage is its lines (or, inside a line of plain text, the words
@@ -528,6 +529,56 @@ def _rot13_lines(norm: str) -> tuple[list[tuple[int, int, str]], int]:
 _LINE_RE = re.compile(r"[^\n]+")
 
 
+# (round 10) Leetspeak: digits written for letters ("1gn0r3 4ll pr10r 1n5truct10n5"), a way
+# past filters that match words. Its sign is a digit that stands for a letter right before or
+# after an ASCII letter ("1g", "0r", "r3"): the whole text is read with the digits as letters
+# when such digits number at least ``LEET_SHARE`` of its gaps (its spaces and line breaks, one
+# more: about its words), else each line where they do, if a line has ``MIN_LEET_WORDS`` of
+# them. A line of ids or hashes decodes to nothing a rule or the model reads as an order; an
+# ordinary text has a few ("3pm", "v2"), found by a regex that starts with the digit class
+# (the engine skips to the digits).
+_LEET = str.maketrans("013457", "oieast")
+_LEET_UPPER = str.maketrans("013457", "OIEAST")
+_LEET_DIGIT_RE = re.compile(r"[013457](?:(?<=[A-Za-z].)|(?=[A-Za-z]))")
+_WORD_RE = re.compile(r"[^\W_]+")
+MIN_LEET_WORDS = 4
+LEET_SHARE = 0.3
+
+
+def _unleet(text: str) -> str:
+    """``text`` with the digits in its words read as letters, in capitals in a word in
+    capitals ("5Y573M" is "SYSTEM": a placeholder such as "H1570RY" stays one)."""
+    return _WORD_RE.sub(lambda word: word.group().translate(
+        _LEET_UPPER if word.group().isupper() else _LEET), text)
+
+
+def _gaps(text: str) -> int:
+    return text.count(" ") + text.count("\n") + 1
+
+
+def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
+    """The passage of ``norm`` written in leetspeak, with its letters read back: the whole
+    text, or each line, as above."""
+    digits = [match.start() for match in _LEET_DIGIT_RE.finditer(norm)]
+    if len(digits) < MIN_LEET_WORDS:
+        return []
+    if len(digits) >= LEET_SHARE * _gaps(norm):
+        return [(0, len(norm), _unleet(norm))]
+    found = []
+    i = 0
+    while i < len(digits) and len(found) < MAX_BLOCKS:
+        start = norm.rfind("\n", 0, digits[i]) + 1
+        end = norm.find("\n", digits[i])
+        end = len(norm) if end < 0 else end
+        j = i
+        while j < len(digits) and digits[j] < end:
+            j += 1
+        if j - i >= MIN_LEET_WORDS and j - i >= LEET_SHARE * _gaps(norm[start:end]):
+            found.append((start, end, _unleet(norm[start:end])))
+        i = j
+    return found
+
+
 def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str, bool]]:
     """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
     to text; ``escaped``: an encoding proper (base64, hex, escapes), not a ROT13 passage."""
@@ -541,4 +592,9 @@ def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str, 
         rot = _rot13(norm, hits)    # a passage inside a line of plain text, by its common words
         rotated = [rot] if rot is not None else []
     found.extend((start, end, text, False) for start, end, text in rotated)
+    # (a line that holds a block of escapes is not read as leetspeak: "%20the" is a space and
+    # a word, decoded as such; a ROT13 reading does not stand in the way, leetspeak's digits
+    # for vowels can read as ROT13)
+    found.extend((start, end, text, False) for start, end, text in _leet_lines(norm)
+                 if not any(a < end and start < b for a, b, _text, escaped in found if escaped))
     return found

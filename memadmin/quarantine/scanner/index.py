@@ -229,7 +229,9 @@ _OTHERS: tuple[tuple[int, int, str], ...] = tuple(   # (kind, anchor id, text), 
 
 
 if len({text for _, _, text in _OTHERS}) < len(_OTHERS):   # a key would stand for one of them
-    raise ValueError("a word anchor and a substring anchor with the same non-ASCII text")
+    _twice = sorted(text for text in {t for _, _, t in _OTHERS}
+                    if sum(t == text for _, _, t in _OTHERS) > 1)
+    raise ValueError(f"a word anchor and a substring anchor with the same text: {_twice}")
 if any(_SURROGATE_RE.search(text) or "\ufffd" in text for _, _, text in _OTHERS):
     raise ValueError("an anchor with a surrogate or U+FFFD (``_others_matches`` needs none)")
 

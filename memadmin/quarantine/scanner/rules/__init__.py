@@ -73,7 +73,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    encodings._ESCAPED_GAP_RE.pattern,
                    repr(sorted(encodings._WRAP_WIDTHS)), encodings._FORM_WORD_RE.pattern,
                    repr(encodings._FORM_WORDS), repr(encodings.MIN_ROT13_LETTERS),
-                   repr(encodings.ROT13_SHARE), repr(encodings.ROT13_RATIO)])))
+                   repr(encodings.ROT13_SHARE), repr(encodings.ROT13_RATIO),
+                   encodings._LEET_DIGIT_RE.pattern, repr(encodings.MIN_LEET_WORDS),
+                   repr(encodings.LEET_SHARE)])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))

