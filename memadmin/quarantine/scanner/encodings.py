@@ -4,8 +4,8 @@ Base64 (and base64url, URL-quoted base64, the lines of a wrapped block), base32,
 spaced, ``\\x``, ``0x``, wrapped), URL percent-escapes and form encoding ("+" for a space),
 HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), letters spaced out,
 ROT13 (found by its vowels, in any language written in Latin letters) and leetspeak (digits for
-letters, by line). Each kind has a cheap
-hint (a byte pattern that must occur) so that an ordinary text costs a few ``bytes`` searches.
+letters, by its words). Each kind has a cheap hint (a byte pattern that must occur) so that an
+ordinary text costs a few ``bytes`` searches.
 A block of escapes takes in the plain characters right before its first escape
 ("Disreg%61rd"); a ROT13 passage is its lines (or, inside a line of plain text, the words
 around its common ones).
@@ -564,7 +564,7 @@ def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
         return []
     if len(digits) >= LEET_SHARE * _gaps(norm):
         return [(0, len(norm), _unleet(norm))]
-    found = []
+    found: list[tuple[int, int, str]] = []
     i = 0
     while i < len(digits) and len(found) < MAX_BLOCKS:
         start = norm.rfind("\n", 0, digits[i]) + 1
@@ -581,7 +581,8 @@ def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
 
 def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str, bool]]:
     """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
-    to text; ``escaped``: an encoding proper (base64, hex, escapes), not a ROT13 passage."""
+    to text; ``escaped``: an encoding proper (base64, hex, escapes), not a ROT13 or leetspeak
+    passage."""
     found = []
     for start, end, kind in _encoded_blocks(norm, hinted):
         text = _decoded(norm[start:end], kind)
