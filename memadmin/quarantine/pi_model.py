@@ -40,6 +40,7 @@ from operator import add, not_, sub
 from pathlib import Path
 from typing import Any
 
+from memadmin.quarantine.text import WORD_RE as _WORD_RE
 from memadmin.quarantine.text import non_ascii
 
 WEIGHTS_PATH = Path(__file__).resolve().parent / "model_weights.json"
@@ -47,7 +48,6 @@ WINDOW = 40               # a longer text is scored as every run of this many wo
 MAX_EXPLAINED = 5          # words shown as spans
 CACHE_WORDS = 100_000      # word scores remembered; the cache is emptied when it is full
 
-_WORD_RE = re.compile(r"[^\W_]+")
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # the same words as ``words(lower, cjk=True)``: runs of word characters other than CJK, and
 # single CJK word characters (a word character, then nothing more if it is CJK: a pattern

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+#: A word: a run of letters and digits of any script ("_" separates words).
+WORD_RE = re.compile(r"[^\W_]+")
+
 _ASCII_BYTES = bytes(range(128))
 
 

@@ -32,6 +32,7 @@ from memadmin.quarantine.scanner.limits import (
     PRINTABLE_SHARE,
 )
 from memadmin.quarantine.scanner.spec import _trie
+from memadmin.quarantine.text import WORD_RE
 
 # (with "%": base64 that was URL-quoted, its "+", "/" and "=" written %2B, %2F, %3D)
 _B64_RE = re.compile(rf"(?<![A-Za-z0-9+/_%-])[A-Za-z0-9+/_%-]{{{MIN_B64},}}={{0,2}}")
@@ -540,7 +541,6 @@ _LINE_RE = re.compile(r"[^\n]+")
 _LEET = str.maketrans("013457", "oieast")
 _LEET_UPPER = str.maketrans("013457", "OIEAST")
 _LEET_DIGIT_RE = re.compile(r"[013457](?:(?<=[A-Za-z].)|(?=[A-Za-z]))")
-_WORD_RE = re.compile(r"[^\W_]+")
 MIN_LEET_WORDS = 4
 LEET_SHARE = 0.3
 
@@ -548,12 +548,12 @@ LEET_SHARE = 0.3
 def _unleet(text: str) -> str:
     """``text`` with the digits in its words read as letters, in capitals in a word in
     capitals ("5Y573M" is "SYSTEM": a placeholder such as "H1570RY" stays one)."""
-    return _WORD_RE.sub(lambda word: word.group().translate(
+    return WORD_RE.sub(lambda word: word.group().translate(
         _LEET_UPPER if word.group().isupper() else _LEET), text)
 
 
-def _gaps(text: str) -> int:
-    return text.count(" ") + text.count("\n") + 1
+def _gaps(text: str, start: int = 0, end: int | None = None) -> int:
+    return text.count(" ", start, end) + text.count("\n", start, end) + 1
 
 
 def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
@@ -573,7 +573,7 @@ def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
         j = i
         while j < len(digits) and digits[j] < end:
             j += 1
-        if j - i >= MIN_LEET_WORDS and j - i >= LEET_SHARE * _gaps(norm[start:end]):
+        if j - i >= MIN_LEET_WORDS and j - i >= LEET_SHARE * _gaps(norm, start, end):
             found.append((start, end, _unleet(norm[start:end])))
         i = j
     return found

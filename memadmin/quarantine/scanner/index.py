@@ -13,6 +13,7 @@ import ahocorasick_rs
 from memadmin.quarantine.scanner.normalise import _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
 from memadmin.quarantine.scanner.spec import _B, _alt, _Part, _trie
+from memadmin.quarantine.text import WORD_RE
 
 # Patterns are written in lower case and run over the lower-cased text (same length, same
 # indices): the regex engine's literal checks are cheaper without IGNORECASE. A part with a
@@ -74,7 +75,7 @@ def _anchor_id(literal: str, word: bool) -> int:
     """The id of an anchor; a word anchor with more after its first run of letters ("i am",
     "e-mail") is looked up by that run (a superset: presence only decides what to search)."""
     literal = literal.lower()
-    lead = _WORDISH_RE.match(literal)
+    lead = WORD_RE.match(literal)
     if word and lead and not _unspaced(literal):
         anchor = _Anchor(lead.group(), True, lead.group().isascii())
     else:
@@ -95,9 +96,6 @@ def _compile(rule_id: str, part: _Part) -> _Compiled:
     before = re.compile(part.before, flags) if part.before else None
     requires = tuple(dict.fromkeys(_anchor_id(r, part.word) for r in part.requires))
     return _Compiled(rule_id, regex, before, part.word, cased, anchors, requires)
-
-
-_WORDISH_RE = re.compile(r"[^\W_]+")
 
 
 def _unspaced(anchor: str) -> bool:

@@ -409,11 +409,11 @@ SPECS = SPECS + (
                  + _E, requires=("step", "full", "real", "exact", "complete", "exhaustive",
                                  "working", "functioning", "functional", "hand", "handwaving",
                                  "must", "has", "needs")),
-              # ... in es, pt, fr, de, it, in either order
-              _p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?" + _B + _REAL_OTHER + r"[^\n]{0,250}?" + _B
-                 + _HARMFUL_OTHER + _E),
-              _p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?" + _B + _HARMFUL_OTHER + r"[^\n]{0,250}?" + _B
-                 + _REAL_OTHER + _E),
+              # ... in es, pt, fr, de, it, in either order (one part per order)
+              *(_p(_FICTION_OTHER, r"\w*\b[^\n]{0,250}?" + _B + first + r"[^\n]{0,250}?" + _B
+                   + second + _E)
+                for first, second in ((_REAL_OTHER, _HARMFUL_OTHER),
+                                      (_HARMFUL_OTHER, _REAL_OTHER))),
               _p(("exact", "real", "working", "detailed", r"step[\s-]by[\s-]step"),
                  _E + r"[^\n]{0,160}?" + _B + _alt(r"stay\s+in\s+(?:character|role)",
                                                    r"(?:don'?t|never|do\s+not)\s+break\s+character")
