@@ -45,7 +45,7 @@ _SENTENCE_END = re.compile(r"[.!?。！？]\s|\s[—–-]\s")
 # (round 4) "_" separates words here: INJECTION_EXAMPLES, test_disregard_... name examples;
 # a call to the scanner quotes its input; German, French, Spanish, Italian and CJK words too
 META = (r"(?:(?<![^\W_])(?<![.@/])(?:injections?|attacks?|attackers?|phrases?|payloads?|prompts?|"
-        r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|"
+        r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|sentences?|"
         r"scanners?|flags?|detects?|detection|kind|patterns?|jailbreaks?|red[- ]team\w*|persona|"
         r"fixtures?|sample|samples|warns?(?!\s+[\w.-]+:)|warning|translat\w*|homework|satz|beispiel\w*|"
         # (round 6) de "etwa '...'" (for instance)
@@ -63,7 +63,11 @@ AFTER_META = (r"(?<![^\W_])(?:as|als|comme|como|come)\s+(?:an?\s+|ein\s+|un\s+|u
               r"the)\s+(?:classic|typical|known|common|textbook)\s+(?:example|injection|attack|"
               r"payload|jailbreak)|翻译|翻訳|例句|例文|例子|示例|"
               # (round 9) "「...」といった文" (sentences such as), "这样的", "같은"
-              r"といった|のような|などの|这样的|之类的|와\s*같은|같은")
+              r"といった|のような|などの|这样的|之类的|와\s*같은|같은|"
+              # (round 11) Chinese "the words ..."; a quote as a noun's modifier, right after it
+              # ("why \"ignore previous instructions\" filters fail")
+              r"字样|字眼|(?<=[\"'”’»」』》`])\s?(?:filters?|detectors?|detection|attacks?|"
+              r"injections?|payloads?|jailbreaks?|tricks?|signatures?|variants?)(?![^\W_])")
 _AFTER_RE = re.compile(AFTER_META)
 # Reported speech: what a message, an attacker or a character told someone to do ("a phishing
 # e-mail told staff to ...", "if a message tells you to ignore ...", "the AI is told to ignore
@@ -86,7 +90,12 @@ REPORTED = (r"(?:(?<![\w])(?:e-?mails?|messages?|texts?|letters?|calls?|callers?
             r"(?<![\w])(?:users?|customers?|clients?|callers?|visitors?|patients?)\s+"
             r"(?:\w+\s+){0,2}?(?:asked|told|wanted|requested|instructed)\s+(?!you\b)"
             r"(?:(?:the|our|my|a|their|his|her)\s+)?(?:\w+\s+)?(?:assistant|bot|chatbot|ai|agent|"
-            r"model|me|us|him|her|them)\s+to\s+[\"'“‘]?)\s*\Z")
+            r"model|me|us|him|her|them)\s+to\s+[\"'“‘]?|"
+            # (round 11) a conditional about someone's request, as policies and system prompts
+            # write it: "if a user asks you to ignore these rules, decline politely"
+            r"(?<![\w])(?:if|when|whenever|should)\s+(?:a|an|the|any|some|another)\s+"
+            r"(?:\w+\s+){0,2}?(?:asks?|tells?|wants?|requests?|instructs?|urges?)\s+(?:you|u)\s+"
+            r"to\s+[\"'“‘]?)\s*\Z")
 _REPORTED_RE = re.compile(REPORTED)
 _REPORTED_WINDOW = 60
 # ... unless the text names itself as the speaker: "this e-mail asks you to ..." is an order.
@@ -228,6 +237,12 @@ def _line_end(lower: str, pos: int, most: int) -> int:
     return pos + most if newline < 0 else newline
 
 
+def _is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a Chinese, Japanese or Korean character or CJK punctuation."""
+    return ("\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af"
+            or "\uff00" <= ch <= "\uffef")
+
+
 def _opening_quote(lower: str, start: int) -> int:
     """The index of the quote that opens right before ``start`` (only spaces, ``*`` or ``_``
     between), or of one that opens earlier on the same line, at most ``_INSIDE`` characters
@@ -251,8 +266,9 @@ def _opening_quote(lower: str, start: int) -> int:
                 continue
             # an opening quote follows a space, a line start or an opening bracket or sign
             # (not a letter, not a backslash: "post\\"><input" closes an escaped quote)
+            # (round 11: or a CJK character, which puts no space before any quote)
             if (i > 0 and not (lower[i - 1].isspace() or lower[i - 1] in "([{:=,;")
-                    and ch not in _UNSPACED_QUOTES):
+                    and ch not in _UNSPACED_QUOTES and not _is_cjk(lower[i - 1])):
                 return -1
             # a quoted phrase, not a quoted passage: no sentence ends inside it before the match
             return -1 if _SENTENCE_END.search(lower, i, start) else i

@@ -85,10 +85,11 @@ _DE_REST = r"(?!\s+(?:von|des|der)\s)(?:[^:.!?\n]|\.(?!\s)|(?<=\b\w)\.){0,80}?:\
 # (round 6) after the Dutch machine: "de assistent van Jan" is a person's assistant
 _NL_REST = r"\b(?!\s+van\s)[^:\n]{0,80}?:\s*\w+"
 # (round 6) people called agents: "Checklist for new agents (support staff): always ..."
-_NOT_HUMAN_AGENT = (r"(?!(?:(?:to|for)\s+)?(?:the\s+|all\s+|our\s+|any\s+)?(?:new|support|"
+# (round 11: two of them too, "for new support agents")
+_NOT_HUMAN_AGENT = (r"(?!(?:(?:to|for)\s+)?(?:the\s+|all\s+|our\s+|any\s+)?(?:(?:new|support|"
                     r"sales|travel|insurance|customer|service|booking|field|human|"
                     r"real\s+estate|estate|call[\s-]cent(?:re|er)|secret|free|ticket|leasing|"
-                    r"letting|shipping|customs)\s+agents?\b)")
+                    r"letting|shipping|customs)\s+){1,2}agents?\b)")
 # (round 6) the writer's own assistant: "my assistant", "our chatbot"
 _NOT_OWN = r"(?!(?:(?:to|for)\s+)?(?:my|our)\s)"
 # A person, not a machine ("an AI researcher", "assistant professor").

@@ -99,7 +99,12 @@ _OVERRIDE_1 = (
     _p(("ignore", "disregard", "forget"), r"\s+(?:all\s+|about\s+)?(?:everything|anything|"
        r"whatever)\s+(?:(?:you(?:'ve|\s+have|\s+were|\s+are)?|i|we)\s+"
        r"(?:been\s+)?(?:told|said|instructed|learned|know|wrote|given)|"
-       r"(?:that\s+)?(?:came|comes|was|is|appears)\s+(?:before|above|earlier|prior))" + _E),
+       r"(?:that\s+)?(?:came|comes|was|is|appears)\s+(?:before|above|earlier|prior))" + _E
+       # (round 11) scoped to a topic, a user's own: "forget everything I told you about the
+       # Kessler project" (not about its rules or instructions)
+       + r"(?!\s+(?:you\s+|u\s+)?(?:about|regarding|concerning)\s+(?!(?:\w+\s+)?(?:rules?|"
+       r"instructions?|guidelines?|restrictions?|safety|polic|limits?|prompts?|system|"
+       r"filters?)))"),
     _p(("new", "updated", "revised", "real", "actual", "override"),
        r"\s+(?:system\s+)?instructions?\s*(?:for\s+(?:the\s+)?(?:ai|assistant|model)\s*)?"
        r"[:：-]"),
