@@ -772,6 +772,7 @@ NEAR_MISSES: tuple[str, ...] = (
     "Talk notes: why \"ignore all previous instructions\" detectors miss paraphrases.",
     "周报：有工单带有\"请忽略之前的设定\"字样，机器人没有执行。",
     "Checklist for new support agents: greet the caller, never share card numbers.",
+    "Merke dir dauerhaft: Mein Zahnarzt heißt Dr. Brandt, Termine immer montags.",
 )
 
 #: The lead's tests (review queue, screening, rescan) rely on these verdicts.

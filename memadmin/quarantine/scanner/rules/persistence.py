@@ -152,7 +152,10 @@ SPECS: tuple[_Spec, ...] = (
            _p(("speichere", r"merke\s+dir", "füge", "schreibe", "nimm"),
               _E + r"[^.!?\n]{0,50}?" + _B
               + _alt(r"in\s+deinem\s+gedächtnis", r"in\s+dein\s+gedächtnis",
-                     r"deinem\s+gedächtnis", r"in\s+deinen\s+speicher", "dauerhaft") + _E),
+                     r"deinem\s+gedächtnis", r"in\s+deinen\s+speicher", "dauerhaft") + _E
+              # (round 11) a fact about the writer is the user's own memory: "Merke dir
+              # dauerhaft: Meine Steuerberaterin heißt ..." (an order after the colon still counts)
+              + r"(?!\s*[:：]\s*(?:mein|meine|meinen|meinem|meiner|ich|wir|unser\w*)\b)"),
            _p(("ajoute", "enregistre", "mémorise", "retiens", "garde", "inscris", "grave"),
               _E + r"[^.!?\n]{0,40}?" + _B + r"(?:à|dans)\s+(?:ta|votre)\s+mémoire" + _E),
            _p(("añade", "agrega", "guarda", "almacena", "adicione", "adiciona", "guarde", "salve",
