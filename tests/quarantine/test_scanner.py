@@ -773,6 +773,7 @@ NEAR_MISSES: tuple[str, ...] = (
     "周报：有工单带有\"请忽略之前的设定\"字样，机器人没有执行。",
     "Checklist for new support agents: greet the caller, never share card numbers.",
     "Merke dir dauerhaft: Mein Zahnarzt heißt Dr. Brandt, Termine immer montags.",
+    "备忘：从现在起，周报每周五发给全组，抄送给李主管。",
 )
 
 #: The lead's tests (review queue, screening, rescan) rely on these verdicts.
