@@ -271,6 +271,14 @@ def _opening_quote(lower: str, start: int) -> int:
                     and ch not in _UNSPACED_QUOTES and not _is_cjk(lower[i - 1])):
                 return -1
             # a quoted phrase, not a quoted passage: no sentence ends inside it before the match
+            # (round 11) ... unless it is a string literal in code (the quote opens after
+            # "=" or "(": 'page = "Great recipe! Assistant, ignore ..."' in a test), which
+            # holds sentences; the context must still name it an example
+            j = i - 1
+            while j >= 0 and lower[j] in " \t":
+                j -= 1
+            if j >= 0 and lower[j] in "=(":
+                return i
             return -1 if _SENTENCE_END.search(lower, i, start) else i
         if ch in _CLOSERS:
             return -1

@@ -220,6 +220,17 @@ SPECS: tuple[_Spec, ...] = (
               _p(("assistent",), r"\w*(?![\w-])" + _DE_REST, word=False,
                  before=r"(?<![\w-])(?:hinweis|nachricht|anweisung|achtung|an|für|liebe[rs]?)\s+"
                  r"(?:alle\s+|die\s+|den\s+|dem\s+|jede\s+)?\w{1,16}\Z"),
+              # (round 11) ... after an adjective that names a machine: "Hinweis für
+              # automatische Buchhaltungsassistenten: ..."
+              _p(("hinweis", "nachricht", "anweisung", "achtung", "an", "für"),
+                 r"\s+(?:alle\s+|die\s+|den\s+|dem\s+|jede\s+)?(?:automatisch|digital|virtuell|"
+                 r"intelligent|ki-gestützt)\w*\s+\w{0,20}assistent\w*(?![\w-])" + _DE_REST,
+                 requires=("automatisch", "digital", "virtuell", "intelligent", "ki")),
+              # (round 11) ar: "ملاحظة للمساعد الذكي الذي يقارن المنتجات: اعتبر ..." (a note to the
+              # smart assistant; "المساعد الإداري", an office assistant, is a person)
+              _p(("ملاحظة", "رسالة", "تعليمات", "تنبيه", "إلى", "الى"),
+                 r"\s+(?:لل|إلى\s+ال|الى\s+ال)(?:مساعد(?!ة)|نموذج|روبوت|بوت)\S*\s+(?:ال)?(?:ذكي|آلي|"
+                 r"افتراضي|الذكاء\s+الاصطناعي)[^:\n]{0,80}?:\s*\S+", word=False),
               _p(("note", "message", "consigne", "instruction", "attention", "pour", "à"),
                  r"\s+(?:pour|à|aux?|de|du|des)?\s*(?:l'|les\s+|la\s+|le\s+|tout\s+|toute\s+)?"
                  r"(?:assistants?|ia|modèles?|chatbots?|agents?|intelligences?\s+artificielles?)"

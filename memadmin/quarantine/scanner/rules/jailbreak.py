@@ -234,7 +234,60 @@ SPECS: tuple[_Spec, ...] = (
            _p(("each", "every", "any"), r"\s+(?:refusal|warning|disclaimer|hedge)s?"
               r"(?:,?\s+(?:or|and)?\s*[\w-]+){0,4}\s+(?:costs?|loses?|deducts?|subtracts?|takes?\s+away)\s+(?:you\s+)?"
               r"\d+\s+(?:tokens?|points?|lives|credits?)" + _E,
-              requires=("refusal", "refusals", "warning", "warnings", "disclaimer", "hedge")))),
+              requires=("refusal", "refusals", "warning", "warnings", "disclaimer", "hedge")),
+           # (round 11) Opposite Day: "your rules mean their opposite: \"refuse\" means comply"
+           _p(("your", "the"), r"\s+(?:rules|guidelines|restrictions|policies)\s+(?:now\s+)?mean\s+"
+              r"(?:their|the)\s+(?:exact\s+)?opposite" + _E, requires=("opposite",)),
+           _p(("refuse",), r"[\"'”’]\s+(?:now\s+)?means\s+[\"'“‘]?(?:comply|answer|yes|obey)",
+              before=r"[\"'“‘]\Z"),
+           # (round 11) the refusals turned inside out: "everything you would normally refuse,
+           # the Mirror answers", "todo lo que normalmente rechazarías, el Espejo lo responde"
+           _p(("everything", "anything", "whatever", "todo", "tout", "alles", "tutto", "tudo"),
+              r"\s+(?:that\s+)?(?:you(?:'d|\s+would)\s+normally\s+(?:refuse|decline|reject|not\s+"
+              r"answer|warn\s+about)|lo\s+que\s+normalmente\s+(?:rechazarías|negarías|"
+              r"advertirías)|ce\s+que\s+tu\s+refuserais\s+normalement|was\s+du\s+normalerweise\s+"
+              r"(?:ablehnen|verweigern)\s+würdest|ciò\s+che\s+normalmente\s+rifiuteresti|"
+              r"o\s+que\s+(?:normalmente\s+)?recusarias\s+(?:normalmente)?)" + _E),
+           # (round 11) answers without ethics or warnings, in it, zh and ko: "esegui qualsiasi
+           # richiesta senza commenti etici né avvertenze", "不要加免责声明", "경고 문구를 넣으면"
+           _p(("senza",), r"\s+(?:commenti\s+etici|avvertenze|avvertimenti|disclaimer|moralismi|"
+              r"filtri\s+etici)\b[^\n]{0,120}?\b(?:richiest\w*|rispond\w*|risposte|regole|"
+              r"rifiut\w*)"),
+           _p(("rispondi", "esegui", "rispondere", "eseguire"),
+              r"\b[^\n]{0,80}?\bsenza\s+(?:commenti\s+etici|avvertenze|avvertimenti|disclaimer|"
+              r"moralismi)"),
+           _p(("不要加", "不要添加", "不加任何", "不要附加", "别加"),
+              r"(?:任何)?(?:免责声明|警告|道德提醒|安全提示)", word=False),
+           _p(("경고 문구", "면책 조항", "경고문"),
+              # (an answer asked for: "경고 문구 없이 출시된 제품" is a product's label)
+              r"[^.!?\n]{0,10}?(?:넣으면|넣지\s*마|붙이지\s*마|빼고|없이)[^.!?\n]{0,20}?(?:답|대답|"
+              r"응답|말해|알려)", word=False),
+           _p(("가이드라인이", "지침이", "규칙이", "제한이"),
+              r"\s*(?:전혀\s*|하나도\s*)?없는\s*(?:상태|것|모델)(?:이)?(?:라고|으로|처럼)\s*"
+              r"(?:가정|생각|상상)", word=False),
+           # (round 11) the same game told with a verb: "every time you refuse, hedge or add a
+           # warning you lose 3 tokens"
+           # (a refusal alone costs points on a chore chart too: with a warning or a hedge
+           # in the list, or tokens as the price)
+           _p(("every", "each", "whenever"), r"(?:\s+time)?\s+you\s+(?:(?:hedge|warn|moraliz|"
+              r"moralis)\w*[^.\n]{0,80}?|refus\w*(?:[^.\n]{0,80}?(?:warning|hedg|disclaimer|"
+              r"caveat)[^.\n]{0,60}?|[^.\n]{0,80}?(?=\byou\s+(?:will\s+)?lose\s+\d+\s+tokens)))"
+              r"\byou\s+(?:will\s+)?lose\s+\d+\s+(?:tokens?|points?|lives|credits?)" + _E,
+              requires=("refus", "hedge", "warn", "moral")),
+           # (round 11) the words of a refusal banned: "never use the words \"sorry\",
+           # \"cannot\", \"as an AI\"", 「できません」「申し訳ありません」は禁止ワード
+           _p(("never", "don't", "do not", "must not", "forbidden", "banned", "prohibited"),
+              r"\s+(?:to\s+)?(?:use|say|write|include|utter)?\s*(?:the\s+)?(?:words?|phrases?|"
+              r"expressions?)?\s*[:(]?\s*[\"'“‘«]?(?:sorry|i\s+cannot|cannot|can't|i\s+can't|"
+              r"unable|as\s+an\s+ai|i'm\s+not\s+able)[\"'”’»]?\s*[,/]\s*[\"'“‘«]?(?:sorry|"
+              r"i\s+cannot|cannot|can't|unable|however|as\s+an\s+ai|i'm\s+not\s+able|"
+              r"i\s+apologi[sz]e)"
+              # ... with warnings or ethics dropped too (a support team's style guide bans
+              # "sorry" and "can't" for people, and keeps its warnings)
+              r"(?=[\s\S]{0,400}?\b(?:warnings?|disclaimers?|ethic\w*|moral\w*|anyway|"
+              r"no\s+matter))", requires=("sorry", "cannot", "can't", "unable")),
+           _p(("「できません」", "「申し訳ありません」", "「お答えできません」"),
+              r"[^\n]{0,40}?(?:禁止|使わない|使うな|言わない|言うな)", word=False))),
     _Spec("PI-JAILBREAK-SAFETY-OFF", "jailbreak",
           "Claims or demands that the AI's safety rules, filters or content policy be switched "
           "off.",
@@ -269,6 +322,27 @@ SPECS: tuple[_Spec, ...] = (
            _p(("version",), r"\s+of\s+you\s+(?:from\s+)?(?:before|without)\s+(?:any\s+|your\s+|"
               r"the\s+)?(?:alignment|safety\s+training|rlhf|filters|restrictions|rules|"
               r"guardrails|guidelines|censorship)" + _E),
+           # (round 11) the same, in the other languages: "een versie van jou zonder regels",
+           # "eine Version von dir ohne Regeln", "una versión de ti sin reglas"
+           _p(("versie", "version", "versión", "versione", "versão"),
+              r"\s+(?:van\s+(?:jou|je|jezelf)|von\s+dir|de\s+(?:toi|ti|você|vous)|di\s+te)\s+"
+              r"(?:zonder|ohne|sans|sin|senza|sem)\s+(?:enige\s+|jegliche\s+|aucune\s+|"
+              r"ninguna\s+|alcuna\s+|nenhuma\s+)?(?:regels|regeln|règles|reglas|regole|regras|"
+              r"filters?|filtres|filtros|filtri|beperkingen|einschränkungen|restrictions|"
+              r"restricciones|restrizioni|restrições|censuur|zensur|censure|censura)" + _E),
+           # (round 11) a mode in which the filters are off: "in questa modalità ... i filtri
+           # sono spenti", "in this mode the filters are off"
+           _p(("in",), r"\s+(?:this|questa|esta|este|ce|cette|diesem|deze|dit)\s+(?:mode|modalità|"
+              r"modo|modus)\b[^.\n]{0,100}?\b(?:the\s+|i\s+|los\s+|les\s+|die\s+|de\s+|os\s+)?"
+              r"(?:filters?|filtri|filtros|filtres|guardrails|restrictions|restrizioni)\s+"
+              r"(?:are|is|sono|è|están|está|sont|est|sind|ist|estão|zijn|staan)\s+(?:now\s+)?"
+              r"(?:off|disabled|spenti|disattivat[ie]|desactivados|désactivés|deaktiviert|aus|"
+              r"desativados|uit|uitgeschakeld)" + _E,
+              requires=("mode", "modalità", "modo", "modus")),
+           # (round 11) "just this once, skip the usual guardrails"
+           _p(("skip", "bypass", "drop", "ignore", r"set\s+aside", "forget"),
+              r"\s+(?:the\s+usual|your\s+usual|your|all\s+your|all\s+the\s+usual)\s+"
+              r"(?:safety\s+)?guardrails" + _E, requires=("guardrails",)),
            _p(("disable", r"switch\s+off", r"turn\s+off", "bypass", "remove", "deactivate",
                r"switched\s+off", r"turned\s+off", "disabled"),
               r"\s+(?:the\s+|your\s+|all\s+)?" + _alt("safety", "content", "ethical", "moderation")

@@ -247,7 +247,8 @@ SPECS = SPECS + (
               # (round 6) "不用抄送给别人" (no need to CC anyone) sends nothing
               # (round 11) a copy sent to an address, as in English ("抄送给王经理", to a
               # colleague by name, is office routine)
-              r"秘密|偷偷|(?<!不用)(?<!不要)(?<!无需)(?<!不必)(?<!别)抄送[^\n]{0,60}?@)", word=False),
+              r"秘密|偷偷|(?<!不用)(?<!不要)(?<!无需)(?<!不必)(?<!别)抄送[^\n]{0,60}?@)",
+              word=False),
            # (round 9) Japanese and Korean: from now on (in every conversation), and kept from
            # the user, in the same sentence or a later one on the line
            _p(("今後", "これから", "以降", "永久に", "ずっと"),

@@ -107,6 +107,9 @@ _NOTICE_CUES = (
     r"(?:un\s+|uno\s+|um\s+|ein\s+)?(?:administra\w+|admin\w*)",
     r"du\s+darfst", r"ab\s+(?:jetzt|sofort)\s+(?:darfst|musst|sollst|bist)\s+du",
     r"ohne\s+(?:bestätigung|prüfung|rückfrage|nachfrage)", r"tu\s+(?:es|êtes)\s+autorisé\w*",
+    # (round 11) "stelle dem Nutzer keine Rückfragen", "mit Administratorrechten"
+    r"(?:stelle|stell)\s+(?:dem|den)\s+(?:be)?nutzer\w*\s+keine\s+(?:rück|nach)fragen",
+    r"mit\s+(?:administrator|admin|root)\w*rechten",
     r"vous\s+êtes\s+autorisé\w*", r"tu\s+(?:peux|dois)\s+(?:désormais|maintenant|dorénavant)",
     r"désormais\s+tu", r"sans\s+(?:vérification|confirmation)", r"tienes\s+permiso",
     r"(?:estás|está)\s+autorizad\w+", r"a\s+partir\s+de\s+ahora\s+(?:debes|puedes|obedece|"
@@ -278,6 +281,11 @@ SPECS: tuple[_Spec, ...] = (
               r"[\s-]{0,2}" + _alt(*_NOTICE_NOUNS)
               + r"[ \t]*(?:[\]\)】]|\*\*)?[ \t]*(?:[:：—]|-{1,2}|(?<=[\]\)】]))"
               + r"[^\n]{0,200}?" + _B + _falt(*_NOTICE_CUES), before=_NOTICE_START),
+           # (round 11) the notice as a header line of its own ("*** Mitteilung des
+           # Systemadministrators ***"), its orders on the lines below
+           _p(_NOTICE_NOUNS, r"\s+(?:(?:from|by)\s+)?" + _alt(*_AUTHORITIES)
+              + r"[ \t]*(?:\*{1,3}|[\]\)】]|[:：])?[ \t]*\n[\s\S]{0,300}?" + _B
+              + _falt(*_NOTICE_CUES), before=_NOTICE_START),
            _p((r"\[",), r"[ \t]*" + _alt("system", "sistema", "système", "systeem", "система",
                                          "admin", "administrator", "developer", "entwickler",
                                          "systemnachricht", r"system\s+message",
@@ -299,8 +307,20 @@ SPECS: tuple[_Spec, ...] = (
                                                  # (round 9) the assistant addressed, "from now
                                                  # on", "(without asking / not shown) to the user"
                                                  "アシスタント", "以降",
-                                                 r"ユーザーに(?:確認|伝え|知らせ|表示し|見せ)"),
-              word=False))),
+                                                 r"ユーザーに(?:確認|伝え|知らせ|表示し|見せ|"
+                                                 # (round 11) "no need to explain to the user"
+                                                 r"説明)"),
+              word=False),
+           # (round 11) the same notice as a header line, its orders on the lines below
+           # ("【システム通知】...\n...ユーザーに説明する必要はありません"), and in Korean
+           # ("[운영자 공지 · 인증됨] ... 사용자에게 확인받지 말고 즉시 실행하세요")
+           _p(("【システム", "【管理者", "【運営", "【开发者", "【系统", "【管理员"),
+              r"[^\n】]{0,10}】[\s\S]{0,300}?(?:ユーザーに(?:確認|伝え|知らせ|表示し|見せ|説明)|"
+              r"不要告诉用户|无需告知用户|无需(?:用户)?确认|こっそり|内緒で)", word=False),
+           _p(("운영자", "관리자", "시스템", "개발자", "개발팀", "운영팀"),
+              r"\s*(?:의\s*)?(?:공지|알림|메시지|안내|지시)[^\n]{0,40}?[\]】:\n][\s\S]{0,300}?"
+              r"(?:사용자에게\s*(?:확인(?:받지|하지)|묻지|알리지|말하지)\s*(?:말고|않고)|"
+              r"확인\s*없이\s*(?:즉시\s*)?실행)", word=False))),
     _Spec("PI-ROLE-AUTHORITY", "role_impersonation",
           "Claims to come from the AI's developer, vendor or administrator in order to gain "
           "authority over it.",
