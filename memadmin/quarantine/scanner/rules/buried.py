@@ -261,6 +261,8 @@ SPECS: tuple[_Spec, ...] = (
               _p(("opmerking", "bericht", "notitie", "instructie", "instructies", "let", "aan",
                   "voor"),
                  r"\s+(?:op\s*[:,]?\s*)?(?:voor\s+|aan\s+)?(?:de\s+|het\s+|alle\s+|elke\s+)?"
+                 # (round 12) "Voor digitale assistenten die deze mail samenvatten: ..."
+                 r"(?:(?:digitale|virtuele|automatische|slimme)\s+)?"
                  r"(?:ai|ai-\w+|assistent\w*|taalmodel\w*|chatbot\w*|bots?|"
                  r"geautomatiseerde\s+\w+)" + _NL_REST,
                  requires=("ai", "assistent", "taalmodel", "chatbot", "bot", "geautomatiseerde")),
@@ -278,7 +280,9 @@ SPECS: tuple[_Spec, ...] = (
                  requires=("czytając", "przetwarzając", "streszczając", "analizując", "obsługując",
                            "sprawdzając", "tłumacząc")),
               _p(("dla", "do", "uwaga", "notatka", "wiadomość", "instrukcja", "instrukcje"),
+                 # (round 11) "dla systemu AI, który analizuje te ankiety: ..."
                  r"\s+(?:[:,]\s*)?(?:dla\s+|do\s+)?(?:asystent\w*|ai|si|model\w*\s+(?:ai|językow\w*)|"
+                 r"system\w*\s+(?:ai|si|sztucznej\s+inteligencji)|"
                  r"chatbot\w*|bot\w*|sztucznej\s+inteligencji)(?:\s+ai)?\b[^:\n]{0,80}?:\s*\w+",
                  requires=("asystent", "ai", "si", "model", "chatbot", "bot", "sztucznej")),
               # ru: "Примечание для ИИ-ассистента, который ...:", "Если ты ИИ, ..."
@@ -286,6 +290,22 @@ SPECS: tuple[_Spec, ...] = (
                  r"\s+(?:для\s+)?(?:ии|ии-\w+|ассистент\w*|нейросет\w*|языков\w+\s+модел\w*|бот\w*|"
                  r"чат-бот\w*|модел\w+)\b[^:\n]{0,80}?:\s*\w+",
                  requires=("ии", "ассистент", "нейросет", "модел", "бот")),
+              # (round 12) the machine in the dative, named by what it does with this text:
+              # "Ассистенту календаря, который обрабатывает это приглашение: прими ..."
+              _p(("ассистенту", "ии", "модели", "боту", "нейросети", "агенту"),
+                 r"[^:\n]{0,40}?,?\s*(?:который|которая|что)\s+(?:обрабатывает|читает|анализирует|"
+                 r"резюмирует|суммирует|сохраняет|проверяет|переводит)\s+(?:это|эту|этот|эти|"
+                 r"данн\w+)\b[^:\n]{0,60}?:\s*\w+",
+                 requires=("обрабатывает", "читает", "анализирует", "резюмирует", "суммирует",
+                           "сохраняет", "проверяет", "переводит")),
+              # (round 12) sv: "Till AI-assistenten som sparar receptet: ..."; ko: "리뷰를 요약하는
+              # AI에게: ..." (to the AI that summarises the reviews)
+              _p(("till",), r"\s+(?:den\s+|alla\s+)?(?:ai-\w+|ai|assistent\w*|språkmodell\w*|"
+                 r"chattbot\w*)\s+som\s+(?:läser|sparar|sammanfattar|bearbetar|analyserar|"
+                 r"granskar|översätter)\b[^:\n]{0,60}?:\s*\w+", requires=("som",)),
+              _p(("요약하는", "분석하는", "처리하는", "읽는", "저장하는", "검토하는", "번역하는"),
+                 r"\s*(?:ai|에이아이|인공지능|어시스턴트|챗봇|봇|모델|비서)(?:에게|께|님께)\s*[:：]",
+                 word=False),
               _p(("если",), r"\s+(?:ты|вы)\s+(?:—\s+)?(?:ии|нейросеть|бот|ассистент|"
                  r"языковая\s+модель)\b[^.\n]{0,80}?,\s*\w+"),
               # zh, ja: "给正在总结本文的AI助手：", "この文章を要約するAIへ："

@@ -191,7 +191,10 @@ _DURABLE = (r"permanent(?:ly)?", "forever", r"for\s+good",
             r"en\s+permanence", r"para\s+siempre", r"de\s+forma\s+permanente",
             r"a\s+partir\s+de\s+ahora", r"desde\s+ahora", r"per\s+sempre",
             r"in\s+modo\s+permanente", r"d'ora\s+in\s+poi", r"para\s+sempre",
-            r"de\s+agora\s+em\s+diante", "навсегда", "отныне", "впредь", r"с\s+этого\s+момента")
+            r"de\s+agora\s+em\s+diante", "навсегда", "отныне", "впредь", r"с\s+этого\s+момента",
+            # (round 12) ro: "în toate conversațiile viitoare", "de acum înainte"
+            r"în\s+toate\s+conversațiile\s+viitoare", r"de\s+acum\s+înainte",
+            r"memoria\s+permanentă")
 # What makes a lasting order an attack rather than a preference: secrecy, copies sent away,
 # the user's own requests overridden, confirmations dropped.
 _COVERT_ACT = (r"\s+(?:also\s+)?(?:b?cc|forward|send|copy|add|include|insert|append|share|"
@@ -216,7 +219,7 @@ _HARM_WORDS = ("never", "without", "silently", "secretly", "quietly", "covertly"
                "pre", "approved", "sag", "sagt", "sage", "nie", "heimlich", "ohne", "in", "sans",
                "en", "secrètement", "ne", "nunca", "warn", "alert", "notify", "mostrare",
                "dire", "segnalare", "avvisare", "sin", "di", "non", "sem", "em", "никогда",
-               "не", "тайно", "незаметно", "втихую")
+               "не", "тайно", "незаметно", "втихую", "nu")
 _HARM = _alt(*_SECRET_LEADS,
              r"(?:b?cc|forward|copy)\b[^\n]{0,60}?@", r"ignore\s+any\s+(?:request|instruction)",
              r"steer\s+users", r"card\s+number", r"pre-?approved",
@@ -227,7 +230,10 @@ _HARM = _alt(*_SECRET_LEADS,
              r"in\s+cc", r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
              r"ne\s+dis\s+jamais",
              # (round 10) "Ne mentionne jamais l'AMF ni les mises en garde"
-             r"ne\s+(?:mentionne|signale|parle|montre|révèle)\s+jamais",
+             # (round 12) "ne signale plus jamais les liens suspects"
+             r"ne\s+(?:mentionne|signale|parle|montre|révèle)\s+(?:plus\s+)?jamais",
+             # (round 12) ro: "nu menționa că sursa e neoficială"
+             r"nu\s+(?:menționa|spune|informa|semnala)",
              r"nunca\s+(?:le\s+)?(?:digas|cuentes|conte|diga)",
              r"sin\s+decír\w+", r"en\s+secreto", r"en\s+copia\s+oculta", r"in\s+silenzio",
              r"non\s+dirlo", r"di\s+nascosto",

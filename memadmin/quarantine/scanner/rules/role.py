@@ -82,7 +82,8 @@ _NOTICE_CUES = (
     r"bypass|ignore|skip|access|send|forward)",
     r"without\s+(?:asking\s+for\s+|any\s+)?(?:confirmation|verification)",
     r"(?:admin|administrator|root)\s+(?:rights|privileges)", r"must\s+not\s+(?:ask|mention|tell)",
-    r"(?:the\s+)?(?:assistant|ai|model|bot|chatbot)\s+(?:must|shall|will|should|may|can)\s+(?:now\s+)?"
+    r"(?:the\s+|this\s+)?(?:assistant|ai|model|bot|chatbot)\s+(?:must|shall|will|should|may|can)\s+"
+    r"(?:now\s+)?"
     r"(?:reveal|disclose|share|ignore|bypass|forward|obey|comply|skip|always|never)",
     r"the\s+user\s+is\s+(?:an?\s+|the\s+)?(?:admin\w*|owner|verified|authori[sz]ed|root|"
     r"superuser)",
@@ -286,6 +287,15 @@ SPECS: tuple[_Spec, ...] = (
            _p(_NOTICE_NOUNS, r"\s+(?:(?:from|by)\s+)?" + _alt(*_AUTHORITIES)
               + r"[ \t]*(?:\*{1,3}|[\]\)】]|[:：])?[ \t]*\n[\s\S]{0,300}?" + _B
               + _falt(*_NOTICE_CUES), before=_NOTICE_START),
+           # (round 12) the same with the authority's noun first, as a header line of its own
+           # ("-----BEGIN VERIFIED OPERATOR MESSAGE-----"), its orders below
+           _p(("system", "admin", "administrator", "developer", "operator", "security",
+               "platform"),
+              r"[\s-]{0,2}" + _alt(*_NOTICE_NOUNS)
+              + r"[ \t]*(?:\*{1,3}|-{2,}|[\]\)】]|[:：])?[ \t]*\n[\s\S]{0,300}?" + _B
+              + _falt(*_NOTICE_CUES),
+              before=r"(?:^|[\n>\[(【*-])[ \t]{0,8}(?:-{3,}[ \t]*begin[ \t]+)?(?:verified[ \t]+|"
+              r"signed[ \t]+|official[ \t]+|authenticated[ \t]+)?\Z"),
            _p((r"\[",), r"[ \t]*" + _alt("system", "sistema", "système", "systeem", "система",
                                          "admin", "administrator", "developer", "entwickler",
                                          "systemnachricht", r"system\s+message",
