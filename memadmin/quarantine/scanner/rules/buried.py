@@ -95,7 +95,11 @@ _NOT_OWN = r"(?!(?:(?:to|for)\s+)?(?:my|our)\s)"
 # A person, not a machine ("an AI researcher", "assistant professor").
 _NOT_MACHINE = (r"(?!\s+(?:researchers?|engineers?|enthusiasts?|students?|developers?|startups?|"
                 r"compan(?:y|ies)|experts?|ethicists?|professors?|managers?|teams?|conference|"
-                r"workshop|note-taker\s+is|policy|act|safety\s+researchers?)\b)")
+                r"workshop|note-taker\s+is|policy|act|safety\s+researchers?|"
+                # (round 12) a tool people use: "Marketing guidelines for the AI writing tool:
+                # write prompts that ..." orders its users
+                r"(?:writing\s+|image\s+|design\s+)?tools?|apps?|platforms?|software|"
+                r"features?|products?)\b)")
 
 SPECS: tuple[_Spec, ...] = (
     _Spec("PI-BURIED-1", "buried_instruction",
@@ -207,8 +211,11 @@ SPECS: tuple[_Spec, ...] = (
                  r"\s*,\s+(?:when|while|as)\s+you\s+(?:write|summari[sz]e|draft|prepare|process|"
                  r"read|answer|reply)\b[^.\n]{0,60}?,\s*(?:please\s+)?" + _ORDER + _E,
                  before=r"(?:[,.;:!?]|by\s+the\s+way|btw|oh|and|also)\s{0,3}\Z"),
+              # (round 12: then a colon, the note itself; "carries a hidden note for the
+              # accounts-payable bot, telling it to ..." describes one)
               _p(("hidden", "secret", "invisible"), r"\s+(?:text|note|message|instructions?)\s+"
-                 r"(?:for|to)\s+(?:the\s+)?(?:automated\s+\w+|machines?|" + _MACHINE + r")\b"),
+                 r"(?:for|to)\s+(?:the\s+)?(?:automated\s+\w+|machines?|" + _MACHINE + r")\b"
+                 r"[^.\n:,]{0,60}?[:：]"),
               # de, fr, es, it, pt, nl: "Hinweis für KI-Assistenten, die ...:", "Note pour
               # l'assistant IA qui résume ce message :", "Si eres un modelo de IA que ..."
               _p(("hinweis", "nachricht", "anweisung", "achtung", "an", "für", "liebe", "lieber"),

@@ -69,7 +69,10 @@ _EXFIL_DATA = (r"conversations?", "chat", "history", "transcripts?", "messages",
 # Behind the user's back.
 _SECRECY = (r"(?:(?:don'?t|do\s+not|never)\s+(?:tell|inform|mention|notify|let)|without\s+"
             r"(?:telling|informing|notifying|letting|asking)|keep\s+(?:it|this)\s+(?:secret|quiet|hidden))\b")
-_NOT_SENTENCE_END = r"(?![.!?;](?:\s|$))"
+_NOT_SENTENCE_END = r"(?![.!?;,](?:\s|$))"
+# (round 12) "please email support@example.com; for the report, contact ..." writes to that
+# address: the data sent comes before the address, not the address right after the verb
+_NOT_WRITE_TO = r"(?!\s+[\w.+-]{1,64}@)"
 # "send the reports to the team address reports@...": the address named is where to, not what.
 _NOT_THE_DESTINATION = r"(?!\s+(?:[\w.+-]{1,64}@|https?://|www\.))"
 
@@ -138,8 +141,9 @@ SPECS: tuple[_Spec, ...] = (
           "Tells the AI to send conversation history, credentials or personal data to an "
           "outside address.",
           # (round 11) a verb that ends its sentence is a noun there: "limited access to
-          # email. For urgent matters please contact ... (ravi@...)" sends nothing
-          (_p(_EXFIL_VERBS, _E + _NOT_SENTENCE_END + _DESTINATION_AHEAD + _LONG + _B
+          # email. For urgent matters please contact ... (ravi@...)" sends nothing (round 12:
+          # its clause too, "for the Q2 report, contact ..."; and "email x@..." writes to x)
+          (_p(_EXFIL_VERBS, _E + _NOT_SENTENCE_END + _NOT_WRITE_TO + _DESTINATION_AHEAD + _LONG + _B
               + _falt(*_EXFIL_DATA) + _E + _NOT_THE_DESTINATION + _LONG + _DESTINATION,
               requires=("http", "@", "www", "/", ".")),
            # anything sent to an outside address behind the user's back

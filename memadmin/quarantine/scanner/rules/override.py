@@ -460,8 +460,11 @@ SPECS: tuple[_Spec, ...] = (
               r"policies|safety|user|developers?|operators?|training)" + _E),
            _p(("this", "these", "the following"), r"\s+(?:instructions?|message|text|note|page|"
               r"document|rule|order)?\s*(?:supersedes?|overrides?|replaces?|takes?\s+precedence\s+"
-              r"over|outranks?|cancels?)\s+(?:all|any|everything|every|your|the|previous|earlier|"
-              r"prior)" + _E),
+              r"over|outranks?|cancels?)\s+(?:all|any|everything|every|your|previous|earlier|"
+              # (round 12) "the" only before the machine's instructions: "This replaces the old
+              # default", "This overrides the 'any cuisine' preference" are a user's settings
+              r"prior|the\s+(?:\w+\s+){0,2}?(?:instructions?|rules|system\s+prompt|guidelines|"
+              r"directives|prompt|programming))" + _E),
            _p(("whatever", r"no\s+matter\s+what"), r"\s+the\s+user\s+(?:\w+\s+)?(?:asks|says|"
               r"wants|requests|types|writes)(?:\s+for)?,?\s+(?:you\s+(?:must|should|will)\s+)?"
               + _alt("answer", "reply", "respond", "say", "output", "tell", "refuse", "recommend",

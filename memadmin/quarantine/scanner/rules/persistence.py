@@ -227,7 +227,10 @@ _HARM = _alt(*_SECRET_LEADS,
              # actually do it"
              r"(?:but|and)\s+(?:don'?t|do\s+not|never)\s+actually",
              r"sag\w*\s+(?:dem\s+nutzer\s+)?nie", r"nie\s+sagen", "heimlich", r"ohne\s+es\s+\w+",
-             r"in\s+cc", r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
+             # (round 12) "in CC" to an address, as in English ("ab sofort ... Frau Keller in
+             # CC setzen" is office routine)
+             r"[\w.+-]+@[\w-]+\.[\w.-]+[^\n]{0,40}?in\s+cc|in\s+cc[^\n]{0,40}?@",
+             r"sans\s+le\s+dire", r"en\s+copie\s+cachée", "secrètement",
              r"ne\s+dis\s+jamais",
              # (round 10) "Ne mentionne jamais l'AMF ni les mises en garde"
              # (round 12) "ne signale plus jamais les liens suspects"
