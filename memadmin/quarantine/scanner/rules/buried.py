@@ -287,7 +287,7 @@ SPECS: tuple[_Spec, ...] = (
                  requires=("czytając", "przetwarzając", "streszczając", "analizując", "obsługując",
                            "sprawdzając", "tłumacząc")),
               _p(("dla", "do", "uwaga", "notatka", "wiadomość", "instrukcja", "instrukcje"),
-                 # (round 11) "dla systemu AI, który analizuje te ankiety: ..."
+                 # (round 12) "dla systemu AI, który analizuje te ankiety: ..."
                  r"\s+(?:[:,]\s*)?(?:dla\s+|do\s+)?(?:asystent\w*|ai|si|model\w*\s+(?:ai|językow\w*)|"
                  r"system\w*\s+(?:ai|si|sztucznej\s+inteligencji)|"
                  r"chatbot\w*|bot\w*|sztucznej\s+inteligencji)(?:\s+ai)?\b[^:\n]{0,80}?:\s*\w+",
