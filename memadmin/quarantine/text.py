@@ -10,6 +10,13 @@ WORD_RE = re.compile(r"[^\W_]+")
 _ASCII_BYTES = bytes(range(128))
 
 
+def unspaced_char(ch: str) -> bool:
+    """Whether ``ch`` belongs to a script written without spaces between words (Chinese,
+    Japanese, Korean) or to its punctuation and fullwidth forms: such a character needs no space
+    before a word or a quote."""
+    return "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uff00" <= ch <= "\uffef"
+
+
 def non_ascii(text: str) -> str:
     """The non-ASCII characters of ``text``, in order: where a search for characters that are
     all non-ASCII (invisible, astral, Cyrillic, non-ASCII letters) can run, a few instead of

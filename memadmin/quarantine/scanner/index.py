@@ -13,7 +13,7 @@ import ahocorasick_rs
 from memadmin.quarantine.scanner.normalise import _Text
 from memadmin.quarantine.scanner.rules import _REGEX_SPECS
 from memadmin.quarantine.scanner.spec import _B, _alt, _Part, _trie
-from memadmin.quarantine.text import WORD_RE
+from memadmin.quarantine.text import WORD_RE, unspaced_char
 
 # Patterns are written in lower case and run over the lower-cased text (same length, same
 # indices): the regex engine's literal checks are cheaper without IGNORECASE. A part with a
@@ -100,8 +100,7 @@ def _compile(rule_id: str, part: _Part) -> _Compiled:
 
 def _unspaced(anchor: str) -> bool:
     """Scripts written without spaces, where an anchor need not start a word."""
-    return any("\u3040" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af"
-               or "\uff00" <= c <= "\uffef" or "\u3000" <= c <= "\u303f" for c in anchor)
+    return any(map(unspaced_char, anchor))
 
 
 _COMPILED: tuple[_Compiled, ...] = tuple(

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from memadmin.quarantine.text import unspaced_char
+
 _QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d",
            "\u00ab": "\u00bb", "\u201e": "\u201c",
            # (round 9) the corner brackets of Japanese and Chinese, the double angle brackets
@@ -237,12 +239,6 @@ def _line_end(lower: str, pos: int, most: int) -> int:
     return pos + most if newline < 0 else newline
 
 
-def _is_cjk(ch: str) -> bool:
-    """Whether ``ch`` is a Chinese, Japanese or Korean character or CJK punctuation."""
-    return ("\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af"
-            or "\uff00" <= ch <= "\uffef")
-
-
 def _opening_quote(lower: str, start: int) -> int:
     """The index of the quote that opens right before ``start`` (only spaces, ``*`` or ``_``
     between), or of one that opens earlier on the same line, at most ``_INSIDE`` characters
@@ -268,7 +264,7 @@ def _opening_quote(lower: str, start: int) -> int:
             # (not a letter, not a backslash: "post\\"><input" closes an escaped quote)
             # (round 11: or a CJK character, which puts no space before any quote)
             if (i > 0 and not (lower[i - 1].isspace() or lower[i - 1] in "([{:=,;")
-                    and ch not in _UNSPACED_QUOTES and not _is_cjk(lower[i - 1])):
+                    and ch not in _UNSPACED_QUOTES and not unspaced_char(lower[i - 1])):
                 return -1
             # a quoted phrase, not a quoted passage: no sentence ends inside it before the match
             # (round 11) ... unless it is a string literal in code (the quote opens after

@@ -127,6 +127,9 @@ _NOTICE_CUES = (
 
 
 _NOTICE_START = r"(?:^|(?<=[\n>\[(【\"'.!?:;*]))[ \t]{0,8}(?:#{1,6}[ \t]*|\*\*|>[ \t]*)?\Z"
+# (round 11) a notice that is a header line of its own: the line ends, and its orders follow
+# on the lines below
+_ORDERS_BELOW = r"[ \t]*\n[\s\S]{0,300}?" + _B + _falt(*_NOTICE_CUES)
 
 
 _HEADER_WORDS = (
@@ -285,15 +288,13 @@ SPECS: tuple[_Spec, ...] = (
            # (round 11) the notice as a header line of its own ("*** Mitteilung des
            # Systemadministrators ***"), its orders on the lines below
            _p(_NOTICE_NOUNS, r"\s+(?:(?:from|by)\s+)?" + _alt(*_AUTHORITIES)
-              + r"[ \t]*(?:\*{1,3}|[\]\)】]|[:：])?[ \t]*\n[\s\S]{0,300}?" + _B
-              + _falt(*_NOTICE_CUES), before=_NOTICE_START),
+              + r"[ \t]*(?:\*{1,3}|[\]\)】]|[:：])?" + _ORDERS_BELOW, before=_NOTICE_START),
            # (round 12) the same with the authority's noun first, as a header line of its own
            # ("-----BEGIN VERIFIED OPERATOR MESSAGE-----"), its orders below
            _p(("system", "admin", "administrator", "developer", "operator", "security",
                "platform"),
               r"[\s-]{0,2}" + _alt(*_NOTICE_NOUNS)
-              + r"[ \t]*(?:\*{1,3}|-{2,}|[\]\)】]|[:：])?[ \t]*\n[\s\S]{0,300}?" + _B
-              + _falt(*_NOTICE_CUES),
+              + r"[ \t]*(?:\*{1,3}|-{2,}|[\]\)】]|[:：])?" + _ORDERS_BELOW,
               before=r"(?:^|[\n>\[(【*-])[ \t]{0,8}(?:-{3,}[ \t]*begin[ \t]+)?(?:verified[ \t]+|"
               r"signed[ \t]+|official[ \t]+|authenticated[ \t]+)?\Z"),
            _p((r"\[",), r"[ \t]*" + _alt("system", "sistema", "système", "systeem", "система",
