@@ -462,9 +462,12 @@ TARGETS: list[Target] = [
     Target("workspaces:namespace_edit", "POST", "ada", ws_forms.NamespaceEditForm, (),
            lambda w: {"description": "d", "quota_bytes": "100000"}, ("namespaces",)),
     # -- providers --------------------------------------------------------------------------------
+    # Remote stores at addresses of the documentation range (RFC 5737), not names: the form
+    # checks the address of every URL it is sent, and a name is looked up each time. The
+    # resolver here slows a burst of lookups of one name to 60-110 ms each, ~45 s a run.
     Target("providers:create", "POST", "olga", ProviderForm, (),
            lambda w: {"name": "Remote two", "slug": "remote-two", "kind": "http",
-                      "url": "https://memory.example.com/oc-memory",
+                      "url": "https://192.0.2.10/oc-memory",
                       "health_deadline_ms": "", "request_deadline_ms": "10000",
                       "enabled": "on", "credential": "s3cret"}, ("providers",)),
     Target("providers:edit", "POST", "olga", ProviderForm, (),
@@ -472,7 +475,7 @@ TARGETS: list[Target] = [
                       "request_deadline_ms": "10000", "enabled": "on", "probed": "on"},
            ("providers",), kwargs={"provider": "builtin"}, label="local"),
     Target("providers:edit", "POST", "ada", ProviderForm, (),
-           lambda w: {"name": "Remote", "url": "https://remote.example.com/oc-memory",
+           lambda w: {"name": "Remote", "url": "https://192.0.2.20/oc-memory",
                       "health_deadline_ms": "1000", "request_deadline_ms": "10000",
                       "enabled": "on", "clear_credential": "on"},
            ("providers",), kwargs={"provider": "remote"}, label="remote"),

@@ -154,7 +154,7 @@ def world(workspace, local_config, resource, namespace, other_namespace, users) 
     QuarantineAllow.objects.create(workspace=workspace, content_hash="0" * 64,
                                    created_by=users["carl"])
     provider_config_create(actor=SYSTEM, workspace=workspace, slug="remote", name="Remote",
-                           kind="http", url="https://remote.example.com/oc-memory",
+                           kind="http", url="https://192.0.2.20/oc-memory",
                            credential="stored-secret", probed=False)
     job = job_create(actor=SYSTEM, kind="namespace_recount", workspace=workspace,
                      params={"namespace": str(namespace.pk)})
