@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +16,8 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.urls import reverse
+
+from tests.lib.recorder import serve_in_thread
 
 pytestmark = pytest.mark.django_db
 
@@ -88,8 +89,7 @@ class Provider:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.thread = serve_in_thread(self.server)
 
     def stop(self) -> None:
         self.server.shutdown()

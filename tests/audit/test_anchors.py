@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs import scheduler
 from tests.audit.conftest import tamper
+from tests.lib.recorder import serve_in_thread
 
 pytestmark = pytest.mark.django_db
 BOT = Actor.system("bot")
@@ -42,8 +42,7 @@ class Collector(http.server.BaseHTTPRequestHandler):
 def collector() -> Iterator[tuple[str, type[Collector]]]:
     handler = type("Handler", (Collector,), {"received": [], "status": 204})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     yield f"http://127.0.0.1:{server.server_address[1]}/anchors", handler
     server.shutdown()
     server.server_close()

@@ -14,6 +14,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.lib.recorder import serve_in_thread
+
 
 @dataclasses.dataclass
 class Received:
@@ -76,8 +78,7 @@ class Receiver:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hooks/memadmin"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
+        self._thread = serve_in_thread(self.server)
 
     def stop(self) -> None:
         self._release.set()
