@@ -5,6 +5,7 @@ allow-list themselves."""
 from __future__ import annotations
 
 import ipaddress
+import ssl
 
 import httpx
 import pytest
@@ -154,6 +155,24 @@ def test_environment_proxies_are_ignored(settings, recorder, monkeypatch) -> Non
 
     with outbound.client(timeout=5) as client:
         assert client.get(recorder.url()).status_code == 200
+
+
+def test_clients_share_one_verifying_tls_context() -> None:
+    # Loading the CA bundle took ~15 ms of CPU a client, and a webhook delivery, an anchor or
+    # an SSO call builds one each: the default context (verify on, certifi's bundle) is built
+    # once per process. A client asking for something else gets its own.
+    first, second = outbound.transport(), outbound.transport()
+    custom = outbound.transport(verify=False)
+
+    def context(transport: outbound.OutboundTransport) -> ssl.SSLContext:
+        found = transport._pool._ssl_context
+        assert found is not None
+        return found
+
+    assert context(first) is context(second)
+    assert context(first).verify_mode == ssl.CERT_REQUIRED and context(first).check_hostname
+    assert context(custom) is not context(first)
+    assert context(custom).verify_mode == ssl.CERT_NONE
 
 
 # -- the policy at every outgoing request memadmin makes -------------------------------------
