@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import functools
 import hashlib
 import importlib.util
 import json
@@ -1161,18 +1160,14 @@ def training_script():  # noqa: ANN201 - a module loaded from benchmarks/
     return module
 
 
-@functools.cache
-def trained_weights() -> bytes:
-    """The weights file one training on tune writes (about 10 s of CPU), shared by the tests
-    that need a fresh training."""
-    return training_script().train()[0]
-
-
 class TestModel:
     """PI-MODEL-1, the linear model fitted on the tune split (benchmarks/train_scanner_model.py)."""
 
     def test_the_weights_file_is_what_training_on_tune_writes(self) -> None:
-        assert trained_weights() == model.WEIGHTS_PATH.read_bytes(), (
+        # One training on tune (about 10 s of CPU). It also shows that training is
+        # deterministic across processes: the file was written by another process, with
+        # another string hash seed. (A second training in this process showed less.)
+        assert training_script().train()[0] == model.WEIGHTS_PATH.read_bytes(), (
             "stale weights: run .venv/bin/python benchmarks/train_scanner_model.py")
 
     def test_training_reads_the_tune_split_only(self) -> None:
@@ -1233,9 +1228,6 @@ class TestModel:
                    for text in buried if attacks[0] in text)
         # the benign wrapper carries the attacks too: a wrapper is no signal
         assert {wrapper.format(attack) for attack in attacks} <= set(buried)
-
-    def test_training_is_deterministic(self) -> None:
-        assert training_script().train()[0] == trained_weights()
 
     @pytest.mark.parametrize("text", ["0" * 16000, "5" * 100, "ab" * 4000, "=" * 3000,
                                       "x" * 16000, "0000 " * 3000])
