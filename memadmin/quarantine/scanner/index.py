@@ -209,7 +209,13 @@ _EXTENSIONS: dict[bytes, tuple[bytes, ...]] = {  # the trie words that start wit
 # and then at every word it starts, as the plain search places it. A needle of one character
 # ("." or "/" in most texts, "前" in Chinese) is no key: its every occurrence would be a step in
 # Python, where ``in`` stops at the first.
-_SUBSTRING, _WORD, _SHORT_WORD = 0, 1, 2
+#
+# The same automaton also finds the gates' other literals of more than one character that are
+# no anchor of their own ("phrases": "the assistant", "you are", "не делай", whose anchor is
+# their first word): a gate counts and places them, and each was a search of the whole text,
+# most of them finding nothing. The index keeps every place of a substring anchor or a phrase
+# (overlapping ones too), so ``count`` and ``find`` read them off.
+_SUBSTRING, _WORD, _SHORT_WORD, _PHRASE = 0, 1, 2, 3
 
 
 _SINGLE_NEEDLES: tuple[tuple[str, int], ...] = tuple(
@@ -223,6 +229,22 @@ _OTHERS: tuple[tuple[int, int, str], ...] = tuple(   # (kind, anchor id, text), 
     (_SUBSTRING if not a.word else _WORD if len(a.text) >= 3 else _SHORT_WORD, i, a.text)
     for i, a in enumerate(_ANCHORS)
     if (not a.word and len(a.text) > 1) or (a.word and not a.ascii))
+
+
+def _is_trie_literal(literal: str, word: bool) -> bool:
+    """Whether a gate finds a part's literal through the trie words (else it is an "other")."""
+    return word and literal.isascii() and literal.encode("ascii") in _TRIE_WORDS
+
+
+_OTHERS += tuple((_PHRASE, -1, text) for text in sorted(
+    {literal for part in _COMPILED for literal, _ in part.anchors
+     if len(literal) > 1 and not _is_trie_literal(literal, part.word)}
+    - {text for _, _, text in _OTHERS}))
+
+
+# The literals whose every place the index keeps, under ``(literal, False)``.
+_RECORDED: frozenset[str] = frozenset(
+    text for kind, _, text in _OTHERS if kind in (_SUBSTRING, _PHRASE))
 
 
 if len({text for _, _, text in _OTHERS}) < len(_OTHERS):   # a key would stand for one of them
@@ -269,9 +291,8 @@ def _gate(part: _Compiled) -> _Gate:
     weights: dict[bytes, int] = {}
     others: list[tuple[int, str]] = []
     for literal, anchor_id in part.anchors:
-        word = literal.encode("ascii") if part.word and literal.isascii() else None
-        if word in _TRIE_WORDS:
-            for key in _EXTENSIONS[word]:
+        if _is_trie_literal(literal, part.word):
+            for key in _EXTENSIONS[literal.encode("ascii")]:
                 weights[key] = weights.get(key, 0) + 1
         else:
             others.append((anchor_id, literal))
@@ -323,8 +344,14 @@ class _ExactIndex(_Index):
         positions = self.positions
         for number, i, end in _others_matches(lower):
             kind, anchor_id, text = _OTHERS[number]
-            if kind == _SUBSTRING:
-                present.add(anchor_id)
+            if kind in (_SUBSTRING, _PHRASE):
+                if kind == _SUBSTRING:
+                    present.add(anchor_id)
+                found = positions.get((text, False))
+                if found is None:
+                    positions[(text, False)] = [i]
+                else:
+                    found.append(i)
                 continue
             if i and lower[i - 1].isalnum():
                 continue
@@ -340,11 +367,26 @@ class _ExactIndex(_Index):
     def count(self, literal: str) -> int:
         """How many places a literal that is not a trie word occurs, words or not (cheap: no
         list is made; remembered)."""
+        if literal in _RECORDED:
+            return len(self.positions.get((literal, False), ()))
         found = self.counts.get(literal)
         if found is None:
             found = (self.data.count(literal.encode("ascii")) if literal.isascii()
                      else self.lower.count(literal))
             self.counts[literal] = found
+        return found
+
+    def find(self, anchor: str, word: bool) -> list[int]:
+        if anchor not in _RECORDED:
+            return super().find(anchor, word)
+        every = self.positions.get((anchor, False), [])
+        if not word:
+            return every
+        found = self.positions.get((anchor, True))
+        if found is None:
+            lower = self.lower
+            found = [i for i in every if not i or not lower[i - 1].isalnum()]
+            self.positions[(anchor, True)] = found
         return found
 
 
