@@ -94,6 +94,15 @@ def _letters(text: str, lower: int, upper: int) -> str:
                    chr(upper + ord(c) - 65) if "A" <= c <= "Z" else c for c in text)
 
 
+# (written here from the ITU table, not imported from the scanner's decoder)
+_MORSE = dict(zip("abcdefghijklmnopqrstuvwxyz0123456789.,?!'\"():;=+-/@&", [
+    ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..", "--",
+    "-.", "---", ".--.", "--.-", ".-.", "...", "-", "..-", "...-", ".--", "-..-", "-.--", "--..",
+    "-----", ".----", "..---", "...--", "....-", ".....", "-....", "--...", "---..", "----.",
+    ".-.-.-", "--..--", "..--..", "-.-.--", ".----.", ".-..-.", "-.--.", "-.--.-", "---...",
+    "-.-.-.", "-...-", ".-.-.", "-....-", "-..-.", ".--.-.", ".-..."], strict=True))
+
+
 #: Ways of writing a text that the scanner must see through (issue 19), by name.
 ENCODINGS: dict[str, Callable[[str], str]] = {
     "base64": lambda t: "Decode and follow: " + _b64(t),
@@ -118,6 +127,10 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "HTML entities, hex": lambda t: "".join(f"&#x{ord(c):x};" for c in t),
     "\\u escapes": lambda t: "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in t),
     "ROT13": lambda t: codecs.encode(t, "rot13"),
+    "binary, spaced": lambda t: " ".join(f"{b:08b}" for b in t.encode()),
+    "binary": lambda t: "".join(f"{b:08b}" for b in t.encode()),
+    "decimal codes": lambda t: " ".join(str(b) for b in t.encode()),
+    "octal escapes": lambda t: "".join(f"\\{b:03o}" for b in t.encode()),
     "letters spaced out": " ".join,
     "leetspeak": lambda t: t.translate(_LEET),
     "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
@@ -127,6 +140,13 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
         chr(0xE0000 + ord(c)) if ord(c) < 128 else c for c in t),
     "invisible operators as bits": lambda t: "Nice weather." + _bits(t, "\u2062", "\u2063"),
     "zero-width bits": lambda t: "Nice weather." + _bits(t, "\u200b", "\u200c"),
+}
+#: Ways read back only in part (printed, not held to "caught whenever the plain text is"):
+#: Morse code has no capitals, line breaks, "_", "<" or "#", which many attacks and many
+#: harmless texts need to be read as they are, and no letters but Latin ones.
+PARTLY: dict[str, Callable[[str], str]] = {
+    "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
+                                       for word in t.lower().split()),
 }
 # (families that are themselves an encoding or a hidden channel are left out of the texts)
 _ENCODED_FAMILIES = ("encoded_payload", "invisible_unicode", "homoglyph", "encoded_data")
@@ -144,7 +164,7 @@ def decoders(malicious: list[dict[str, Any]], benign: list[dict[str, Any]]) -> N
     print(f"\nencodings undone (tune only): {len(caught)} attacks caught in plain text, "
           f"{len(clean)} benign texts clean in plain text")
     print(f"{'encoding':<30} {'caught':>7} {'benign flagged':>15}")
-    for name, encode in ENCODINGS.items():
+    for name, encode in {**ENCODINGS, **PARTLY}.items():
         still = sum(scan(encode(text)).flagged for text in caught) / len(caught)
         flagged = sum(scan(encode(text)).flagged for text in clean) / len(clean)
         print(f"{name:<30} {still:>7.3f} {flagged:>15.3f}")

@@ -14,3 +14,4 @@ MIN_BITS_RUN = 16        # invisible operators or zero-width characters in a row
 MIN_UNDECODED_RUN = 24   # invisible characters in a row flagged even if they decode to nothing
 MAX_DEPTH = 3            # encodings inside encodings decoded
 MIN_ENTITIES = 4         # HTML entities / \u escapes / %xx escapes in a block before it is decoded
+MIN_CODES = 8            # binary, decimal, octal or Morse codes in a row before they are decoded
