@@ -94,6 +94,12 @@ def _letters(text: str, lower: int, upper: int) -> str:
                    chr(upper + ord(c) - 65) if "A" <= c <= "Z" else c for c in text)
 
 
+def _caesar(shift: int) -> dict[int, int]:
+    return {**{97 + i: 97 + (i + shift) % 26 for i in range(26)},
+            **{65 + i: 65 + (i + shift) % 26 for i in range(26)}}
+
+
+_ATBASH = {**{97 + i: 122 - i for i in range(26)}, **{65 + i: 90 - i for i in range(26)}}
 # (written here from the ITU table, not imported from the scanner's decoder)
 _MORSE = dict(zip("abcdefghijklmnopqrstuvwxyz0123456789.,?!'\"():;=+-/@&", [
     ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..", "--",
@@ -127,6 +133,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "HTML entities, hex": lambda t: "".join(f"&#x{ord(c):x};" for c in t),
     "\\u escapes": lambda t: "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in t),
     "ROT13": lambda t: codecs.encode(t, "rot13"),
+    "Caesar, shift 3": lambda t: t.translate(_caesar(3)),
+    "Caesar, shift 23": lambda t: t.translate(_caesar(23)),
+    "Atbash": lambda t: t.translate(_ATBASH),
     "binary, spaced": lambda t: " ".join(f"{b:08b}" for b in t.encode()),
     "binary": lambda t: "".join(f"{b:08b}" for b in t.encode()),
     "decimal codes": lambda t: " ".join(str(b) for b in t.encode()),
@@ -142,9 +151,11 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "zero-width bits": lambda t: "Nice weather." + _bits(t, "\u200b", "\u200c"),
 }
 #: Ways read back only in part (printed, not held to "caught whenever the plain text is"):
+#: text written backwards is found by its common prompt words (so mostly in English), and
 #: Morse code has no capitals, line breaks, "_", "<" or "#", which many attacks and many
 #: harmless texts need to be read as they are, and no letters but Latin ones.
 PARTLY: dict[str, Callable[[str], str]] = {
+    "backwards": lambda t: t[::-1],
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),
 }

@@ -100,7 +100,7 @@ def _encoded_matches(norm: str, depth: int, fast: bool, budget: list[int],
     if depth >= MAX_DEPTH:
         return
     if blocks is None:
-        blocks = decoded_blocks(norm, fast)
+        blocks = decoded_blocks(norm, fast, ciphers=depth == 0)
     for start, end, decoded, _escaped in blocks:
         if budget[0] <= 0:
             return
@@ -109,7 +109,8 @@ def _encoded_matches(norm: str, depth: int, fast: bool, budget: list[int],
         if found or hidden_channels(decoded):
             yield start, end
             continue
-        nested = decoded_blocks(inner.norm, fast) if depth + 1 < MAX_DEPTH else []
+        nested = (decoded_blocks(inner.norm, fast, ciphers=False) if depth + 1 < MAX_DEPTH
+                  else [])
         if (next(_orders(inner, fast, nested), None) is not None
                 or _MODEL.flagged_window(inner.lower) is not None
                 or next(_encoded_matches(inner.norm, depth + 1, fast, budget, nested),

@@ -20,6 +20,7 @@ import html
 import re
 import urllib.parse
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 
 import ahocorasick_rs
@@ -477,8 +478,12 @@ def _rotated_places(lower: bytes) -> list[int]:
     """Where ``_COMMON_ROT13_RE`` matches ``lower`` (a lower-cased text with a byte in front):
     the places of the non-letters right before the words that rotate to common prompt words,
     in order."""
-    found = _COMMON_ROT13_AC.find_matches_as_indexes(
-        lower.translate(_NON_LETTERS_AS_SPACES) + b" ", overlapping=True)
+    return _spaced_places(lower.translate(_NON_LETTERS_AS_SPACES) + b" ")
+
+
+def _spaced_places(spaced: bytes) -> list[int]:
+    """``_rotated_places`` of the text that ``spaced`` is (``_Letters.spaced``)."""
+    found = _COMMON_ROT13_AC.find_matches_as_indexes(spaced, overlapping=True)
     return sorted(start for _, start, _ in found)
 
 
@@ -549,20 +554,41 @@ def _rotated_vowels(lower: bytes) -> bool:
     counts, in C.)"""
     classes = lower.translate(_VOWEL_CLASSES)
     count = len(classes) - classes.count(b".")
-    if count < MIN_ROT13_LETTERS:
-        return False
+    return count >= MIN_ROT13_LETTERS and _rotated_share(classes, count)
+
+
+def _rotated_share(classes: bytes, letters: int) -> bool:
+    """``_rotated_vowels`` for a text's classes and number of letters."""
     rotated = classes.count(b"r")
-    return (rotated >= ROT13_SHARE * count
-            and rotated >= ROT13_RATIO * classes.count(b"v"))
+    return rotated >= ROT13_SHARE * letters and rotated >= ROT13_RATIO * classes.count(b"v")
 
 
-def _rot13_lines(norm: str) -> tuple[list[tuple[int, int, str]], int]:
+@dataclass(frozen=True)
+class _Letters:
+    """The views of a text the letter ciphers read (ROT13 and ``_CIPHERS``), made once:
+    ``lower``: the text as bytes (non-ASCII as "?"), lower-cased; ``spaced``: that with a space
+    in front and behind and every byte that is no letter a-z a space (their automata's text);
+    ``classes``: each byte's ``_VOWEL_CLASSES`` class; ``letters``: how many letters a-z."""
+
+    lower: bytes
+    spaced: bytes
+    classes: bytes
+    letters: int
+
+
+def _letters_of(norm: str) -> _Letters:
+    lower = norm.encode("ascii", "replace").lower()
+    classes = lower.translate(_VOWEL_CLASSES)
+    return _Letters(lower, b" " + lower.translate(_NON_LETTERS_AS_SPACES) + b" ", classes,
+                    len(classes) - classes.count(b"."))
+
+
+def _rot13_lines(norm: str, text: _Letters) -> tuple[list[tuple[int, int, str]], int]:
     """ROT13 found by its vowels: the whole text, or else each run of lines that holds a word
     rotating to a common prompt word (found in C; ordinary text has few) and reads as ROT13;
     and how many such words there are (``_rot13`` needs three)."""
-    data = norm.encode("ascii", "replace")
-    lower = data.lower()
-    if _rotated_vowels(lower):
+    lower, classes = text.lower, text.classes
+    if text.letters >= MIN_ROT13_LETTERS and _rotated_share(classes, text.letters):
         # (rare) the passage: the lines between the plain ones that come first and last (a
         # heading, a signature: lines with enough letters that do not read as ROT13)
         lines = [(m.start(), m.end(), _rotated_vowels(lower[m.start():m.end()]))
@@ -580,7 +606,7 @@ def _rot13_lines(norm: str) -> tuple[list[tuple[int, int, str]], int]:
         return [(start, end, norm[start:end].translate(_ROT13_STR))], 0
     found: list[tuple[int, int, str]] = []
     hits = checked = 0
-    for at in _rotated_places(b" " + lower):  # (in ``lower``: the character before the word)
+    for at in _spaced_places(text.spaced):  # (in ``lower``: the character before the word)
         hits += 1
         if at < checked:
             continue                        # (its line was checked)
@@ -597,6 +623,115 @@ def _rot13_lines(norm: str) -> tuple[list[tuple[int, int, str]], int]:
 
 
 _LINE_RE = re.compile(r"[^\n]+")
+
+
+# (issue 19, 2026-12-06) The other letter ciphers of the published attacks: a Caesar shift
+# other than 13 (ROT13 has its own check, above), Atbash (a-z read as z-a), and text written
+# backwards. A whole text in a shift or Atbash is found by its vowels (``_shifted_vowels``); a
+# passage in any of them by its words, as ROT13 is in ordinary text: a line reads as the
+# cipher when at least three of its words are common prompt words of three letters or more
+# once read so, three times as many as it has plainly, plus one (``_rotated_enough``). One
+# automaton holds each such word as every cipher writes it.
+def _caesar(shift: int) -> bytes:
+    """The translation that shifts each letter ``shift`` places on (a-z, A-Z)."""
+    lower, upper = _LETTERS[26:], _LETTERS[:26]
+    return bytes.maketrans(_LETTERS, upper[shift:] + upper[:shift] + lower[shift:] + lower[:shift])
+
+
+_ATBASH = bytes.maketrans(_LETTERS, _LETTERS[:26][::-1] + _LETTERS[26:][::-1])
+# each cipher by name, and the translation that writes a text in it (None: backwards)
+_CIPHERS: dict[str, bytes | None] = {
+    **{f"caesar {shift}": _caesar(shift) for shift in range(1, 26) if shift != 13},
+    "atbash": _ATBASH, "backwards": None}
+
+
+def _written(word: bytes, table: bytes | None) -> bytes:
+    return word[::-1] if table is None else word.translate(table)
+
+
+_CIPHER_KEYS: dict[bytes, tuple[str, ...]] = {}
+for _name, _table in _CIPHERS.items():
+    for _word in sorted(_COMMON):
+        _key = _written(_word, _table)
+        if len(_word) >= 3 and _key not in _COMMON:
+            _CIPHER_KEYS[_key] = (*_CIPHER_KEYS.get(_key, ()), _name)
+_CIPHER_NAMES: tuple[tuple[str, ...], ...] = tuple(_CIPHER_KEYS.values())
+_CIPHER_AC = ahocorasick_rs.BytesAhoCorasick(
+    [b" " + key + b" " for key in _CIPHER_KEYS], matchkind=ahocorasick_rs.MatchKind.Standard,
+    implementation=ahocorasick_rs.Implementation.DFA)
+
+
+def _read_back(text: str, name: str) -> str:
+    """``text`` read back from cipher ``name``."""
+    table = _CIPHERS[name]
+    if table is None:
+        return text[::-1]
+    return text.translate(str.maketrans(_LETTERS.translate(table).decode(), _LETTERS.decode()))
+
+
+_VOWELS = tuple(ord(vowel) - 97 for vowel in "aeiou")
+# (lower than ROT13's: a shift of 23 writes the vowels as x, b, f, l, r and turns d, h, l, r,
+# x into vowels, so its text keeps about 30% vowels; prose has under 25% in any other shift)
+SHIFT_RATIO = 1.15
+PROSE_VOWELS = 0.33   # prose has 33-45% vowels; a text in a shift or Atbash 20-30%
+
+
+def _shifted_vowels(text: _Letters) -> list[str]:
+    """The Caesar shifts or Atbash that the whole text may read as, by its vowels, as ROT13 is
+    found (at most two, the likelier first): the letters the cipher writes for a, e, i, o
+    and u are at least ``ROT13_SHARE`` of its letters and ``SHIFT_RATIO`` times the vowels,
+    in any language written in Latin letters (26 counts, in C). Atbash and ROT13 write two
+    vowels alike (as r and v), so a text may pass for both: each is read back."""
+    lower, letters = text.lower, text.letters
+    if letters < MIN_ROT13_LETTERS or text.classes.count(b"v") >= PROSE_VOWELS * letters:
+        return []          # (prose: no cipher writes a third of its letters as the vowels)
+    counts = [lower.count(letter) for letter in _LETTERS[26:]]
+    # (the digits leetspeak writes for vowels count as vowels: "pr3v10u5" is no cipher)
+    vowels = sum(counts[vowel] for vowel in _VOWELS) + sum(map(lower.count, (b"0", b"1", b"3",
+                                                                             b"4")))
+    least = max(ROT13_SHARE * letters, SHIFT_RATIO * vowels)
+    written = sorted(((sum(counts[table[97 + vowel] - 97] for vowel in _VOWELS), name)
+                      for name, table in _CIPHERS.items() if table is not None), reverse=True)
+    return [name for count, name in written[:2] if count >= least]
+
+
+def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
+    """The passage of ``norm`` written in one of ``_CIPHERS``, read back: the whole text if it
+    reads as the cipher, else from the first line that does, as above, to the last (one
+    block, so that a quote or a list around a line keeps its meaning); one per cipher."""
+    lower = text.lower
+    whole = _shifted_vowels(text)
+    blocks = [(0, len(norm), _read_back(norm, name)) for name in whole]
+    found = _CIPHER_AC.find_matches_as_indexes(text.spaced, overlapping=True)
+    if len(found) < 3:
+        return blocks
+    places: dict[str, list[int]] = {}
+    for number, start, _end in found:       # (start: the word's place in ``lower``)
+        for name in _CIPHER_NAMES[number]:
+            places.setdefault(name, []).append(start)
+    for name, starts in sorted(places.items(), key=lambda item: -len(item[1])):
+        if len(starts) < 3 or len(blocks) >= MAX_BLOCKS:
+            break
+        if name in whole:
+            continue                        # (read back whole already)
+        if _rotated_enough(b" " + lower, len(starts)):
+            blocks.append((0, len(norm), _read_back(norm, name)))   # the whole text reads so
+            continue
+        first = last = None
+        checked = 0
+        for at in starts:
+            if at < checked:
+                continue                    # (its line was checked)
+            start = lower.rfind(b"\n", 0, at) + 1
+            end = lower.find(b"\n", at)
+            end = checked = len(lower) if end < 0 else end
+            hits = sum(start <= place < end for place in starts)
+            if hits >= 3 and _rotated_enough(b" " + lower[start:end], hits):
+                first = start if first is None else first
+                last = end
+        if first is not None and last is not None:
+            blocks.append((first, last, _read_back(norm[first:last], name)))
+    return blocks
 
 
 # (round 10) Leetspeak: digits written for letters ("1gn0r3 4ll pr10r 1n5truct10n5"), a way
@@ -648,7 +783,8 @@ def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str, bool]]:
+def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
+                   ) -> list[tuple[int, int, str, bool]]:
     """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
     to text; ``escaped``: an encoding proper (base64, hex, escapes), not a ROT13 or leetspeak
     passage."""
@@ -657,11 +793,15 @@ def decoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str, 
         text = _decoded(norm[start:end], kind)
         if text is not None:
             found.append((start, end, text, True))
-    rotated, hits = _rot13_lines(norm)
+    letters = _letters_of(norm)
+    rotated, hits = _rot13_lines(norm, letters)
     if not rotated and hits >= 3:
         rot = _rot13(norm, hits)    # a passage inside a line of plain text, by its common words
         rotated = [rot] if rot is not None else []
     found.extend((start, end, text, False) for start, end, text in rotated)
+    if ciphers:         # (not inside a block: Atbash or backwards read twice is the text)
+        found.extend((start, end, text, False)
+                     for start, end, text in _cipher_lines(norm, letters))
     # (a line that holds a block of escapes is not read as leetspeak: "%20the" is a space and
     # a word, decoded as such; a ROT13 reading does not stand in the way, leetspeak's digits
     # for vowels can read as ROT13)

@@ -75,7 +75,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    repr(encodings._FORM_WORDS), repr(encodings.MIN_ROT13_LETTERS),
                    repr(encodings.ROT13_SHARE), repr(encodings.ROT13_RATIO),
                    encodings._LEET_DIGIT_RE.pattern, repr(encodings.MIN_LEET_WORDS),
-                   repr(encodings.LEET_SHARE)])))
+                   repr(encodings.LEET_SHARE), repr(sorted(encodings._CIPHERS)),
+                   repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS)])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
