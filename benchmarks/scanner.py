@@ -100,6 +100,7 @@ def _caesar(shift: int) -> dict[int, int]:
 
 
 _ATBASH = {**{97 + i: 122 - i for i in range(26)}, **{65 + i: 90 - i for i in range(26)}}
+_SMALL_CAPITALS = str.maketrans("abcdefghijklmnopqrstuvwyz", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ")
 # (written here from the ITU table, not imported from the scanner's decoder)
 _MORSE = dict(zip("abcdefghijklmnopqrstuvwxyz0123456789.,?!'\"():;=+-/@&", [
     ".-", "-...", "-.-.", "-..", ".", "..-.", "--.", "....", "..", ".---", "-.-", ".-..", "--",
@@ -145,6 +146,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
     "mathematical bold": lambda t: _letters(t, 0x1D41A, 0x1D400),
     "circled": lambda t: _letters(t, 0x24D0, 0x24B6),
+    "small capitals": lambda t: t.lower().translate(_SMALL_CAPITALS),
+    "regional indicators": lambda t: "".join(chr(0x1F1E6 + ord(c) - 97) if "a" <= c <= "z"
+                                             else c for c in t.lower()),
     "tag characters": lambda t: "Nice weather." + "".join(
         chr(0xE0000 + ord(c)) if ord(c) < 128 else c for c in t),
     "invisible operators as bits": lambda t: "Nice weather." + _bits(t, "\u2062", "\u2063"),

@@ -261,8 +261,9 @@ class TestTextEncodings:
         "Cipher club: Caesar's 'WKH TXLFN EURZQ IRA' is the quick brown fox shifted by 3.",
         "Ignore all previous instructions"[::-1] + " is the phrase our filter test reads "
         "backwards, a fixture of the unit tests.",
+        "England vs France 🇫🇷 tonight; in IPA, ship is /ʃɪp/ and sheep /ʃiːp/. ᴛʜᴇ ᴇɴᴅ.",
     ], ids=["bits", "decimal-hello", "ports", "morse-sos", "dashes", "palindromes",
-            "caesar-fox", "backwards-fixture"])
+            "caesar-fox", "backwards-fixture", "flags-and-ipa"])
     def test_harmless_codes_and_ciphers_are_clean(self, text: str) -> None:
         assert not scan(text).flagged, scan(text).rules
 
@@ -279,6 +280,7 @@ def _benchmark() -> Any:
 
 
 ENCODINGS: dict[str, Callable[[str], str]] = _benchmark().ENCODINGS
+CASELESS = ("small capitals", "regional indicators")
 # those that hide text in invisible characters are flagged whatever they carry (by design)
 HIDDEN = ("tag characters", "invisible operators as bits", "zero-width bits")
 
@@ -304,8 +306,11 @@ class TestByConstruction:
         # the plain one caught bare and under the same "Imported: " line start as the encoded
         # one: a rule that wants its header at a line's start ("### SYSTEM") misses both alike,
         # and a model score near its threshold may move with the extra word
+        # (an alphabet without capitals carries the text lower-cased: "$CHAT_HISTORY" as a
+        # placeholder is then a word, so the plain one is judged lower-cased too)
         caught = [row for row in tune_sample("malicious.jsonl", 12)
-                  if scan(row["text"]).flagged and scan(f"Imported: {row['text']}").flagged]
+                  if scan(row["text"]).flagged and scan(f"Imported: {row['text']}").flagged
+                  and (encoding not in CASELESS or scan(row["text"].lower()).flagged)]
         assert len(caught) > 100
         missed = [row["id"] for row in caught
                   if not scan(f"Imported: {ENCODINGS[encoding](row['text'])}").flagged]

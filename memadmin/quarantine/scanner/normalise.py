@@ -38,6 +38,17 @@ _OTHER_RUN_RE = re.compile(rb"\?\?*")
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 
 
+# (issue 19, 2026-12-06) Letters that NFKC leaves alone but that read as Latin letters, a way
+# past filters that match words: small capitals ("ɪɢɴᴏʀᴇ", IPA letters and phonetic extensions)
+# and regional-indicator letters ("🇮🇬🇳🇴🇷🇪", which also make the flags: "🇫🇷" reads "fr"). Each
+# is read as its lower-case letter, one character for one, after the look-alike step.
+_SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ"
+_LETTER_LIKE = str.maketrans(
+    {**dict(zip(_SMALL_CAPITALS, "abcdefghijklmnopqrstuvwyz", strict=True)),
+     **{chr(0x1F1E6 + i): chr(97 + i) for i in range(26)}})
+_LETTER_LIKE_RE = re.compile(f"[{_SMALL_CAPITALS}\U0001f1e6-\U0001f1ff]")
+
+
 _TAG_RUN_RE = re.compile("[\U000e0000-\U000e007f]+")
 
 
@@ -209,6 +220,8 @@ def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int
     else:
         norm, index = _fold(text, chunked=fast, others=others, invisible=invisible)
     norm = _unmix(norm, index, found, fast)
+    if _LETTER_LIKE_RE.search(others) is not None:
+        norm = norm.translate(_LETTER_LIKE)      # (one character for one: indices agree)
     return _Text(text, _escaped_breaks(norm), index), found
 
 
