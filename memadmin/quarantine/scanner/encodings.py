@@ -786,8 +786,9 @@ def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
 def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
                    ) -> list[tuple[int, int, str, bool]]:
     """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
-    to text; ``escaped``: an encoding proper (base64, hex, escapes), not a ROT13 or leetspeak
-    passage."""
+    to text; ``escaped``: an encoding proper (base64, hex, escapes, character codes), not a
+    ROT13, cipher or leetspeak passage. ``ciphers``: read ``_CIPHERS`` too (not inside a
+    decoded block)."""
     found = []
     for start, end, kind in _encoded_blocks(norm, hinted):
         text = _decoded(norm[start:end], kind)

@@ -59,6 +59,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
             ("~escaped-breaks", "", normalise.ESCAPED_BREAK),
+            # letters NFKC leaves alone read as Latin ones (small capitals, regional indicators)
+            ("~letter-like", "", normalise._LETTER_LIKE_RE.pattern),
             ("~addressed-to-no-one", "", f"{mentions.EXAMPLE_BEFORE} {mentions._EXAMPLE_WINDOW} "
                                          f"{mentions._CODE_SPAN} {mentions.RUN_BEFORE} "
                                          f"{mentions._LIST_ITEM} {mentions._LIST_OPEN} "
