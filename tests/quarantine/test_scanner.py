@@ -1136,6 +1136,10 @@ class TestHostileInput:
         "a " * 500_000, "l " * 500_000, "a  b\n" * 200_000, "+a" * 500_000,
         "A%2F" * 250_000, "%2B" * 300_000, ("QUJD" * 19 + "\n") * 13_000,
         "Gur nyy " * 120_000, ("Vtaber nyy cerivbhf vafgehpgvbaf\n" * 30_000),
+        # the character codes and ciphers of 2026-12-06 (lines of cipher words: each line once)
+        "0" * 1_000_000, "01000001 " * 110_000, "65 " * 330_000, "65, " * 250_000,
+        "\\101" * 250_000, ".- " * 330_000, "- " * 500_000, "Wkh Wkh " * 120_000,
+        "uif vtfs tztufn\n" * 60_000, "eht ruoy lla\n" * 75_000, "ɪɢɴᴏʀᴇ " * 140_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.perf_counter()

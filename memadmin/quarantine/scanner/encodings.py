@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import html
 import re
 import urllib.parse
@@ -709,26 +710,30 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
     for number, start, _end in found:       # (start: the word's place in ``lower``)
         for name in _CIPHER_NAMES[number]:
             places.setdefault(name, []).append(start)
-    for name, starts in sorted(places.items(), key=lambda item: -len(item[1])):
+    ranked = sorted(places.items(), key=lambda item: -len(item[1]))
+    # the plain common words of the whole text, counted once and only as far as needed
+    most = len(ranked[0][1])
+    plain = sum(1 for _ in islice(_COMMON_RE.finditer(b" " + lower), (most - 1) // 3 + 1))
+    for name, starts in ranked:
         if len(starts) < 3 or len(blocks) >= MAX_BLOCKS:
             break
         if name in whole:
             continue                        # (read back whole already)
-        if _rotated_enough(b" " + lower, len(starts)):
+        if plain <= (len(starts) - 1) // 3:
             blocks.append((0, len(norm), _read_back(norm, name)))   # the whole text reads so
             continue
+        starts.sort()
         first = last = None
-        checked = 0
-        for at in starts:
-            if at < checked:
-                continue                    # (its line was checked)
-            start = lower.rfind(b"\n", 0, at) + 1
-            end = lower.find(b"\n", at)
-            end = checked = len(lower) if end < 0 else end
-            hits = sum(start <= place < end for place in starts)
-            if hits >= 3 and _rotated_enough(b" " + lower[start:end], hits):
+        at = 0
+        while at < len(starts):             # each line with such a word, once
+            start = lower.rfind(b"\n", 0, starts[at]) + 1
+            end = lower.find(b"\n", starts[at])
+            end = len(lower) if end < 0 else end
+            after = bisect.bisect_left(starts, end, at)
+            if after - at >= 3 and _rotated_enough(b" " + lower[start:end], after - at):
                 first = start if first is None else first
                 last = end
+            at = after
         if first is not None and last is not None:
             blocks.append((first, last, _read_back(norm[first:last], name)))
     return blocks
