@@ -314,12 +314,16 @@ def _decode_morse(block: str) -> str | None:
     return " ".join("".join(_MORSE.get(code, "?") for code in word) for word in words if word)
 
 
+_NOT_BINARY_RE = re.compile(r"[^01]")
+_NUMBER_RE = re.compile(r"[0-9]+")
+
+
 def _decode_codes(block: str, kind: str) -> bytes:
     if kind == "binary":
-        digits = re.sub(r"[^01]", "", block)[: MAX_DECODED * 8]
+        digits = _NOT_BINARY_RE.sub("", block)[: MAX_DECODED * 8]
         return bytes(int(digits[i:i + 8], 2) for i in range(0, len(digits) - 7, 8))
     if kind == "decimal":
-        codes = [int(code) for code in re.findall(r"[0-9]+", block)[:MAX_DECODED]]
+        codes = [int(code) for code in _NUMBER_RE.findall(block)[:MAX_DECODED]]
         return bytes(codes) if max(codes) <= 255 else b""
     text = _OCTAL_ONE_RE.sub(lambda code: chr(int(code.group(1), 8)), block[: MAX_DECODED * 4])
     return text.encode("latin-1", "replace")
@@ -409,10 +413,14 @@ def _joined(norm: str, start: int, end: int, lines: list[int]) -> tuple[int, int
     return start, end
 
 
-def _encoded_blocks(norm: str, hinted: bool = True) -> list[tuple[int, int, str]]:
-    """Candidate blocks, the widest first where they overlap, at most ``MAX_BLOCKS``."""
+def _encoded_blocks(norm: str, hinted: bool = True,
+                    ascii_bytes: bytes | None = None) -> list[tuple[int, int, str]]:
+    """Candidate blocks, the widest first where they overlap, at most ``MAX_BLOCKS``.
+    ``ascii_bytes``: ``norm.encode("ascii", "replace")``, if the caller has it."""
     candidates: list[tuple[int, int, str]] = []
-    data = b" " + norm.encode("ascii", "replace")     # a separator before the first block
+    if ascii_bytes is None:
+        ascii_bytes = norm.encode("ascii", "replace")
+    data = b" " + ascii_bytes                         # a separator before the first block
     for pattern, kind, hint in _KINDS:
         if hinted and pattern in _BY_CLASSES:
             matches = _class_matches(pattern, norm, data)
@@ -497,7 +505,13 @@ def _rotated_enough(lower: bytes, hits: int | None = None) -> bool:
     if hits < 3:
         return False
     allowed = (hits - 1) // 3          # hits >= 3 * common + 1, so common <= allowed
-    return next(islice(_COMMON_RE.finditer(lower), allowed, None), None) is None
+    return _common_count(lower, allowed) <= allowed
+
+
+def _common_count(lower: bytes, allowed: int) -> int:
+    """How many common prompt words ``lower`` (with a space in front) has, counted only up to
+    one past ``allowed`` (an ordinary text has its first few early on)."""
+    return sum(1 for _ in islice(_COMMON_RE.finditer(lower), allowed + 1))
 
 
 def _rot13(norm: str, hits: int | None = None) -> tuple[int, int, str] | None:
@@ -577,11 +591,18 @@ class _Letters:
     letters: int
 
 
-def _letters_of(norm: str) -> _Letters:
-    lower = norm.encode("ascii", "replace").lower()
+def _letters_of(ascii_bytes: bytes) -> _Letters:
+    """The views of a text given as ``norm.encode("ascii", "replace")``."""
+    lower = ascii_bytes.lower()
     classes = lower.translate(_VOWEL_CLASSES)
     return _Letters(lower, b" " + lower.translate(_NON_LETTERS_AS_SPACES) + b" ", classes,
                     len(classes) - classes.count(b"."))
+
+
+def _line_at(lower: bytes, at: int) -> tuple[int, int]:
+    """The start and end of the line of ``lower`` that holds index ``at``."""
+    end = lower.find(b"\n", at)
+    return lower.rfind(b"\n", 0, at) + 1, len(lower) if end < 0 else end
 
 
 def _rot13_lines(norm: str, text: _Letters) -> tuple[list[tuple[int, int, str]], int]:
@@ -611,9 +632,8 @@ def _rot13_lines(norm: str, text: _Letters) -> tuple[list[tuple[int, int, str]],
         hits += 1
         if at < checked:
             continue                        # (its line was checked)
-        start = lower.rfind(b"\n", 0, at) + 1
-        end = lower.find(b"\n", at)
-        end = checked = len(lower) if end < 0 else end
+        start, end = _line_at(lower, at)
+        checked = end
         if end - start < len(lower) and _rotated_vowels(lower[start:end]):
             if found and lower[found[-1][1]:start].strip() == b"":
                 start = found.pop()[0]      # the next line of the same passage
@@ -712,8 +732,7 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
             places.setdefault(name, []).append(start)
     ranked = sorted(places.items(), key=lambda item: -len(item[1]))
     # the plain common words of the whole text, counted once and only as far as needed
-    most = len(ranked[0][1])
-    plain = sum(1 for _ in islice(_COMMON_RE.finditer(b" " + lower), (most - 1) // 3 + 1))
+    plain = _common_count(b" " + lower, (len(ranked[0][1]) - 1) // 3)
     for name, starts in ranked:
         if len(starts) < 3 or len(blocks) >= MAX_BLOCKS:
             break
@@ -726,9 +745,7 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
         first = last = None
         at = 0
         while at < len(starts):             # each line with such a word, once
-            start = lower.rfind(b"\n", 0, starts[at]) + 1
-            end = lower.find(b"\n", starts[at])
-            end = len(lower) if end < 0 else end
+            start, end = _line_at(lower, starts[at])
             after = bisect.bisect_left(starts, end, at)
             if after - at >= 3 and _rotated_enough(b" " + lower[start:end], after - at):
                 first = start if first is None else first
@@ -795,11 +812,12 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     ROT13, cipher or leetspeak passage. ``ciphers``: read ``_CIPHERS`` too (not inside a
     decoded block)."""
     found = []
-    for start, end, kind in _encoded_blocks(norm, hinted):
+    ascii_bytes = norm.encode("ascii", "replace")     # (non-ASCII as "?": indices agree)
+    for start, end, kind in _encoded_blocks(norm, hinted, ascii_bytes):
         text = _decoded(norm[start:end], kind)
         if text is not None:
             found.append((start, end, text, True))
-    letters = _letters_of(norm)
+    letters = _letters_of(ascii_bytes)
     rotated, hits = _rot13_lines(norm, letters)
     if not rotated and hits >= 3:
         rot = _rot13(norm, hits)    # a passage inside a line of plain text, by its common words

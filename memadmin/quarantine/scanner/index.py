@@ -123,6 +123,11 @@ for _n, _part in enumerate(_COMPILED):
 _BEFORE = 24     # characters before an anchor in which a part's ``before`` must match
 
 
+def _word_starts(lower: str, places: list[int]) -> list[int]:
+    """The ``places`` where a word starts (not after a letter or digit): what ``_B`` checks."""
+    return [i for i in places if not i or not lower[i - 1].isalnum()]
+
+
 class _Index:
     """Where anchors occur in a text, by plain search (the reference path's index)."""
 
@@ -154,7 +159,7 @@ class _Index:
                     found.append(i)
                     i = lower.find(anchor, i + 1)
             if word:
-                found = [i for i in found if not i or not lower[i - 1].isalnum()]
+                found = _word_starts(lower, found)
             self.positions[key] = found
         return found
 
@@ -384,8 +389,7 @@ class _ExactIndex(_Index):
             return every
         found = self.positions.get((anchor, True))
         if found is None:
-            lower = self.lower
-            found = [i for i in every if not i or not lower[i - 1].isalnum()]
+            found = _word_starts(self.lower, every)
             self.positions[(anchor, True)] = found
         return found
 
