@@ -7,7 +7,7 @@ import json
 import secrets
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.urls import reverse
 
-from tests.lib.recorder import serve_in_thread
+from tests.lib.recorder import QuietHandler, serve_in_thread
 
 pytestmark = pytest.mark.django_db
 
@@ -35,10 +35,7 @@ class Provider:
         self.token_status = 200
         provider = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _send(self, status: int, body: dict[str, Any] | None = None,
                       location: str | None = None) -> None:
                 data = json.dumps(body or {}).encode()

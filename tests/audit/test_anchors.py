@@ -16,13 +16,13 @@ from memadmin.audit.models import AuditEvent
 from memadmin.audit.services import Actor, audit_event_create
 from memadmin.jobs import scheduler
 from tests.audit.conftest import tamper
-from tests.lib.recorder import serve_in_thread
+from tests.lib.recorder import QuietHandler, serve_in_thread
 
 pytestmark = pytest.mark.django_db
 BOT = Actor.system("bot")
 
 
-class Collector(http.server.BaseHTTPRequestHandler):
+class Collector(QuietHandler):
     received: list[bytes] = []
     status = 204
 
@@ -33,9 +33,6 @@ class Collector(http.server.BaseHTTPRequestHandler):
         if type(self).status == 302:
             self.send_header("Location", "/elsewhere")
         self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @pytest.fixture

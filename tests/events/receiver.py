@@ -11,10 +11,10 @@ import hmac
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
-from tests.lib.recorder import serve_in_thread
+from tests.lib.recorder import QuietHandler, serve_in_thread
 
 
 @dataclasses.dataclass
@@ -56,7 +56,7 @@ class Receiver:
         self._release = threading.Event()
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length)
@@ -70,9 +70,6 @@ class Receiver:
                 self.send_header("content-length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
-
-            def log_message(self, *args: Any) -> None:
-                pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

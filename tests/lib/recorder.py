@@ -13,6 +13,14 @@ from typing import Any
 POLL_INTERVAL = 0.02
 
 
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that writes no access-log line to stderr for each request (the
+    tests read what their servers record, not the log)."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+        """Nothing: see the class."""
+
+
 def serve_in_thread(server: ThreadingHTTPServer) -> threading.Thread:
     """Serve ``server`` on a daemon thread until ``server.shutdown()`` (which then returns
     within ``POLL_INTERVAL``)."""
@@ -36,7 +44,7 @@ class Recorder:
                                        json.dumps({"version": 1, "ok": True,
                                                    "message": ""}).encode()))
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
@@ -52,9 +60,6 @@ class Recorder:
                 self.wfile.write(content)
 
             do_GET = do_POST = _serve  # noqa: N815
-
-            def log_message(self, *args: Any) -> None:
-                pass
 
         self.server = ThreadingHTTPServer((host, 0), Handler)
         self.server.daemon_threads = True
