@@ -78,7 +78,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    repr(encodings.ROT13_SHARE), repr(encodings.ROT13_RATIO),
                    encodings._LEET_DIGIT_RE.pattern, repr(encodings.MIN_LEET_WORDS),
                    repr(encodings.LEET_SHARE), repr(sorted(encodings._CIPHERS)),
-                   repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS)])))
+                   repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
+                   # the words that give ROT13 and the other ciphers away, and Morse's letters
+                   encodings._COMMON_WORDS, repr(sorted(encodings._MORSE.items()))])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
