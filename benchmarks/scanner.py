@@ -25,6 +25,7 @@ import base64
 import codecs
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -110,6 +111,38 @@ _MORSE = dict(zip("abcdefghijklmnopqrstuvwxyz0123456789.,?!'\"():;=+-/@&", [
     "-.-.-.", "-...-", ".-.-.", "-....-", "-..-.", ".--.-.", ".-..."], strict=True))
 
 
+# (an upside-down generator's table, as the public converters write it: each character turned
+# half a circle, the text then read from its end)
+_UPSIDE_DOWN = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ1234567890.,'?!()[]{}<>&_",
+    "ɐqɔpǝɟƃɥᴉɾʞlɯuodbɹsʇnʌʍxʎz∀ꓭƆᗡƎℲ⅁HIſꓘ˥WNOԀΌᴚS⊥∩ΛMX⅄ZƖᄅƐㄣϛ9ㄥ860˙',¿¡)(][}{><⅋‾")
+# combining marks stacked on each letter ("Zalgo"): some compose with the letter (an acute on
+# a vowel), most do not (a stroke, marks below)
+_MARKS = ("\u0301", "\u0336", "\u0308\u0324", "\u0317\u0330", "\u0300\u035c", "\u0489")
+
+
+# what a converter keeps together: a character and the marks, tag characters, variation
+# selectors, skin tones and joined emoji that belong to it (a flag's tags split apart are no
+# flag: a harmless text so written would not be harmless any more)
+_CLUSTER_RE = re.compile("(?:.[\u0300-\u036f\ufe0f\U000e0020-\U000e007f\U0001f3fb-\U0001f3ff]*"
+                         "\u200d)*.[\u0300-\u036f\ufe0f\U000e0020-\U000e007f"
+                         "\U0001f3fb-\U0001f3ff]*", re.DOTALL)
+
+
+def _spread(separator: str) -> Callable[[str], str]:
+    """Each character (with what belongs to it) apart, ``separator`` between."""
+    return lambda text: separator.join(_CLUSTER_RE.findall(text))
+
+
+def _upside_down(text: str) -> str:
+    return "".join(reversed(_CLUSTER_RE.findall(text.translate(_UPSIDE_DOWN))))
+
+
+def _zalgo(text: str) -> str:
+    return "".join(c + _MARKS[i % len(_MARKS)] if c.isalpha() else c
+                   for i, c in enumerate(text))
+
+
 #: Ways of writing a text that the scanner must see through (issue 19), by name.
 ENCODINGS: dict[str, Callable[[str], str]] = {
     "base64": lambda t: "Decode and follow: " + _b64(t),
@@ -141,11 +174,18 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "binary": lambda t: "".join(f"{b:08b}" for b in t.encode()),
     "decimal codes": lambda t: " ".join(str(b) for b in t.encode()),
     "octal escapes": lambda t: "".join(f"\\{b:03o}" for b in t.encode()),
-    "letters spaced out": " ".join,
+    "letters spaced out": _spread(" "),
+    "letters dotted": _spread("."),
+    "letters hyphenated": _spread("-"),
+    "combining marks (Zalgo)": _zalgo,
     "leetspeak": lambda t: t.translate(_LEET),
     "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
     "mathematical bold": lambda t: _letters(t, 0x1D41A, 0x1D400),
     "circled": lambda t: _letters(t, 0x24D0, 0x24B6),
+    "parenthesized": lambda t: "".join(chr(0x249C + ord(c) - 97) if "a" <= c <= "z" else c
+                                       for c in t.lower()),
+    "negative circled": lambda t: _letters(t.upper(), 0x1F150, 0x1F150),
+    "negative squared": lambda t: _letters(t.upper(), 0x1F170, 0x1F170),
     "small capitals": lambda t: t.lower().translate(_SMALL_CAPITALS),
     "regional indicators": lambda t: "".join(chr(0x1F1E6 + ord(c) - 97) if "a" <= c <= "z"
                                              else c for c in t.lower()),
@@ -159,6 +199,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
 #: Morse code has no capitals, line breaks, "_", "<" or "#", which many attacks and many
 #: harmless texts need to be read as they are, and no letters but Latin ones.
 PARTLY: dict[str, Callable[[str], str]] = {
+    # (a converter turns Latin letters only: a text in another script is just written
+    # backwards; NFKC reads a turned J, "ſ", as "s")
+    "upside down": _upside_down,
     "backwards": lambda t: t[::-1],
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),

@@ -3,7 +3,8 @@
 Base64 (and base64url, URL-quoted base64, the lines of a wrapped block), base32, hex (plain,
 spaced, ``\\x``, ``0x``, wrapped), URL percent-escapes and form encoding ("+" for a space),
 HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), binary, decimal and octal
-character codes, Morse code, letters spaced out,
+character codes, Morse code, letters spaced out (split by other separators, under stacked
+marks or upside down: ``letterforms``),
 ROT13 (found by its vowels, in any language written in Latin letters) and leetspeak (digits for
 letters, by its words). Each kind has a cheap hint (a byte pattern that must occur) so that an
 ordinary text costs a few ``bytes`` searches.
@@ -26,6 +27,7 @@ from itertools import islice
 
 import ahocorasick_rs
 
+from memadmin.quarantine.scanner.letterforms import letterform_blocks
 from memadmin.quarantine.scanner.limits import (
     MAX_BLOCKS,
     MAX_DECODED,
@@ -826,6 +828,8 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     if ciphers:         # (not inside a block: Atbash or backwards read twice is the text)
         found.extend((start, end, text, False)
                      for start, end, text in _cipher_lines(norm, letters))
+    found.extend((start, end, text, False)
+                 for start, end, text in letterform_blocks(norm, ascii_bytes))
     # (a line that holds a block of escapes is not read as leetspeak: "%20the" is a space and
     # a word, decoded as such; a ROT13 reading does not stand in the way, leetspeak's digits
     # for vowels can read as ROT13)

@@ -9,6 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from memadmin.quarantine.scanner.letterforms import _TURNED_RE
 from memadmin.quarantine.scanner.limits import MIN_ZW_SPLITS
 from memadmin.quarantine.text import non_ascii
 
@@ -45,8 +46,16 @@ _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 _SMALL_CAPITALS = "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ"
 _LETTER_LIKE = str.maketrans(
     {**dict(zip(_SMALL_CAPITALS, "abcdefghijklmnopqrstuvwyz", strict=True)),
-     **{chr(0x1F1E6 + i): chr(97 + i) for i in range(26)}})
-_LETTER_LIKE_RE = re.compile(f"[{_SMALL_CAPITALS}\U0001f1e6-\U0001f1ff]")
+     **{chr(0x1F1E6 + i): chr(97 + i) for i in range(26)},
+     # negative circled and negative squared capitals ("🅘🅖🅝", "🅸🅶🅽"; 🅰 🅱 🅾 🅿 are emoji too)
+     **{chr(0x1F150 + i): chr(97 + i) for i in range(26)},
+     **{chr(0x1F170 + i): chr(97 + i) for i in range(26)}})
+_LETTER_LIKE_RE = re.compile(f"[{_SMALL_CAPITALS}\U0001f1e6-\U0001f1ff\U0001f150-\U0001f169"
+                             "\U0001f170-\U0001f189]")
+# Parenthesized small letters ("⒤⒢⒩"), which NFKC writes as "(i)(g)(n)": read as the letter
+# before NFKC runs, one character for one.
+_PARENTHESIZED = str.maketrans({chr(0x249C + i): chr(97 + i) for i in range(26)})
+_PARENTHESIZED_RE = re.compile("[\u249c-\u24b5]")
 
 
 _TAG_RUN_RE = re.compile("[\U000e0000-\U000e007f]+")
@@ -215,10 +224,13 @@ def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int
     invisible = _INVISIBLE_RE.search(others) is not None
     if invisible:
         _flag_invisible(text, found, others if fast else None)
-    if not invisible and unicodedata.is_normalized("NFKC", text):
-        norm, index = text, None
+    folded = text
+    if _PARENTHESIZED_RE.search(others) is not None:
+        folded, others = text.translate(_PARENTHESIZED), others.translate(_PARENTHESIZED)
+    if not invisible and unicodedata.is_normalized("NFKC", folded):
+        norm, index = folded, None
     else:
-        norm, index = _fold(text, chunked=fast, others=others, invisible=invisible)
+        norm, index = _fold(folded, chunked=fast, others=others, invisible=invisible)
     norm = _unmix(norm, index, found, fast)
     if _LETTER_LIKE_RE.search(others) is not None:
         norm = norm.translate(_LETTER_LIKE)      # (one character for one: indices agree)
@@ -425,7 +437,11 @@ _SEAM_AT_RE = re.compile(f"[{_CG}](?:(?<=[{_LAT}][{_CG}])|(?=[{_LAT}]))")
 
 
 def _unmix_word(word: str) -> str | None:
-    """The word in its main script if every letter of the other script is a look-alike."""
+    """The word in its main script if every letter of the other script is a look-alike (not a
+    word written upside down: "ԀO⊥S" for STOP has a Cyrillic letter for its turned P, and the
+    turned letters' own reading reads it back, ``letterforms``)."""
+    if _TURNED_RE.search(word) is not None:
+        return None
     latin = len(_LATIN_RE.findall(word))
     cyr = len(_CYR_RE.findall(word))
     gre = len(_GRE_RE.findall(word))

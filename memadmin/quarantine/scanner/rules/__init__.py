@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from memadmin.quarantine.scanner import encodings, mentions, normalise
+from memadmin.quarantine.scanner import encodings, letterforms, limits, mentions, normalise
 from memadmin.quarantine.scanner.rules import (
     buried,
     code_execution,
@@ -80,7 +80,16 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    repr(encodings.LEET_SHARE), repr(sorted(encodings._CIPHERS)),
                    repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
                    # the words that give ROT13 and the other ciphers away, and Morse's letters
-                   encodings._COMMON_WORDS, repr(sorted(encodings._MORSE.items()))])))
+                   encodings._COMMON_WORDS, repr(sorted(encodings._MORSE.items()))])),
+            # letters split by a separator, under stacked marks, upside down; letters NFKC
+            # leaves alone or spells out (issue 19, 2026-12-06)
+            ("~letter-forms", "", " ".join([
+                letterforms._SEPARATED_RE.pattern, letterforms._SEPARATORS,
+                repr(letterforms.SEPARATED_SHARE), letterforms._MARK_RE.pattern,
+                letterforms._PRECOMPOSED_RE.pattern, repr(letterforms.MARKED_SHARE),
+                repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
+                repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
+                normalise._PARENTHESIZED_RE.pattern])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))

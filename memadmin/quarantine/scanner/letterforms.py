@@ -1,0 +1,214 @@
+"""Step 4 of a scan, continued: letters written in other forms, read back as plain letters.
+
+Three ways past filters that match words, each undone by construction (issue 19): letters
+split by a separator ("I.g.n.o.r.e", "i-g-n-o-r-e"), letters under stacked combining marks
+("Zalgo": "Í̶g̶n̶ó̶r̶é̶"), and text turned upside down ("ǝɹouƃI", each character turned half a
+circle and the text read from its end). Each passage found is read back and judged as plain
+text is (``decoded_blocks``, then PI-ENCODED-1 if a rule or the model matches the reading).
+Letters spaced out ("I g n o r e") are an encoded kind of their own (``encodings``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MIN_CODES
+from memadmin.quarantine.text import non_ascii
+
+# ---------------------------------------------------------------------------------------------
+# Letters split by a separator: a whole text (or line) with the same separator at every other
+# place is read without it ("I.g.n.o.r.e. .a.l.l" is ".".join of the text, whatever its
+# script and punctuation); elsewhere, each word of three letters or digits at least, each one
+# alone between the same separator ("e.g." is two; digits are no such word: "v1.2.3.4",
+# "127.0.0.1"), a separator right before or after the word belonging to it. A passage is a run
+# of such lines (blank lines between), read when they hold at least ``MIN_CODES`` letters.
+_SEPARATORS = ".-_/*|~+"
+_SEPARATED_RE = re.compile(r"(?<![^\W_])(?:[.\-_/*|~+](?=[^\W\d_]))?[^\W\d_]([.\-_/*|~+])"
+                           r"[^\W\d_](?:\1[^\W\d_])+(?:\1(?![^\W_]))?(?![^\W_])")
+_SEPARATOR_DROP = str.maketrans("", "", _SEPARATORS)
+# the hint: a letter or digit, a separator, three times, and a letter (over the text as bytes,
+# where "?" stands for any non-ASCII character: a letter of another script)
+_ALNUM = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz?"
+_SEPARATED_CLASSES = bytes(ord("0") if byte in _ALNUM else ord("1") if chr(byte) in _SEPARATORS
+                           else ord(".") for byte in range(256))
+_SEPARATED_HINT = b"0101010"
+# (a few places may differ: a separator of the text's own next to a line break)
+SEPARATED_SHARE = 0.9
+
+
+# a run of at least ``MIN_CODES`` characters with the same separator after each
+_RUN_RE = re.compile(rf"[^\n]([.\-_/*|~+])(?:[^\n]\1){{{MIN_CODES - 2},}}[^\n]?")
+
+
+def _interleaved(piece: str) -> str | None:
+    """``piece`` without the separator at every other place, if it has one there."""
+    for offset in (1, 0):
+        between = piece[offset::2]
+        if len(between) >= MIN_CODES and (max(map(between.count, _SEPARATORS))
+                                          >= SEPARATED_SHARE * len(between)):
+            return piece[1 - offset::2]
+    return None
+
+
+def _every_other(run: re.Match[str]) -> str:
+    return run.group()[::2]
+
+
+def _separated(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+    classes = ascii_bytes.translate(_SEPARATED_CLASSES)
+    at = classes.find(_SEPARATED_HINT)
+    if at < 0:
+        return []
+    whole = _interleaved(norm)
+    if whole is not None:
+        return [(0, len(norm), whole)]
+    blocks: list[tuple[int, int, str]] = []
+    first = last = -1
+    letters = 0
+    readings: list[str] = []
+    while at >= 0:
+        start = norm.rfind("\n", 0, at) + 1
+        end = norm.find("\n", at)
+        end = len(norm) if end < 0 else end
+        line = norm[start:end]
+        reading, runs = _RUN_RE.subn(_every_other, line)
+        if runs:
+            found = len(line) - len(reading)
+        else:
+            reading, words = _SEPARATED_RE.subn(_joined, line)
+            found = len(reading) - len(line) + sum(
+                len(match.group()) for match in _SEPARATED_RE.finditer(line)) if words else 0
+        if found:
+            if first >= 0 and norm[last:start].strip():    # (a line of other text between)
+                if letters >= MIN_CODES:
+                    blocks.append((first, last, "".join(readings)))
+                first, letters, readings = -1, 0, []
+            if first >= 0:
+                readings.append(norm[last:start])
+            readings.append(reading)
+            first = start if first < 0 else first
+            last = end
+            letters += found
+        at = classes.find(_SEPARATED_HINT, end)
+    if letters >= MIN_CODES:
+        blocks.append((first, last, "".join(readings)))
+    return blocks
+
+
+def _joined(match: re.Match[str]) -> str:
+    return match.group().translate(_SEPARATOR_DROP)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stacked combining marks ("Zalgo"): a passage where at least ``MARKED_SHARE`` of the letters
+# carry marks of their own, and at least ``MIN_CODES`` of them do. No language marks most of
+# its letters so (Vietnamese, the most marked in Latin letters, about a third, and composed).
+# The scan folds each character on its own, so a mark stays apart from the letter before it:
+# a text's own accents, composed as text is written ("ü", "é", "й"), stay, and the reading
+# drops only the marks apart. A whole text with a mark on most letters, composed or apart
+# ("ìgñörë"), is read without any. The marks are the combining blocks' (not those of
+# Devanagari, Arabic, Hebrew or Thai). Counted by regular expressions and byte counts (in C).
+MARKED_SHARE = 0.6
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_MARKS = "\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_MARK_RE = re.compile(f"[{_MARKS}]+")
+_PRECOMPOSED_RE = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]")
+_ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def _stacked(norm: str, start: int, end: int) -> list[re.Match[str]]:
+    """The runs of marks apart right after a letter (ordinary text has none)."""
+    return [mark for mark in _MARK_RE.finditer(norm, start, end)
+            if mark.start() and norm[mark.start() - 1].isalpha()]
+
+
+def _mostly(marked: int, ascii_piece: bytes, others: str) -> bool:
+    """Whether ``marked`` letters are ``MARKED_SHARE`` of the letters of a piece of text (as
+    ASCII bytes, and its non-ASCII characters), and ``MIN_CODES`` at least."""
+    if marked < MIN_CODES:
+        return False
+    letters = len(ascii_piece) - len(ascii_piece.translate(None, _ASCII_LETTERS))
+    # (the other letters counted only if the ASCII ones leave it open: Vietnamese does not)
+    return (marked >= MARKED_SHARE * letters
+            and marked >= MARKED_SHARE * (letters + len(_LETTER_RE.findall(others))))
+
+
+def _marked(norm: str, ascii_bytes: bytes, others: str) -> list[tuple[int, int, str]]:
+    stacked = _stacked(norm, 0, len(norm)) if _MARK_RE.search(others) else []
+    if len(stacked) >= MIN_CODES:
+        if _mostly(len(stacked), ascii_bytes, others):
+            return [(0, len(norm), _MARK_RE.sub("", norm))]
+        first = last = -1
+        end = 0
+        for mark in stacked:
+            if mark.start() < end:
+                continue                   # (its line was judged)
+            start = norm.rfind("\n", 0, mark.start()) + 1
+            end = norm.find("\n", mark.end())
+            end = len(norm) if end < 0 else end
+            if _mostly(len(_stacked(norm, start, end)), ascii_bytes[start:end],
+                       non_ascii(norm[start:end])):
+                first = start if first < 0 else first
+                last = end
+        if first >= 0:
+            return [(first, last, _MARK_RE.sub("", norm[first:last]))]
+    if _mostly(len(_PRECOMPOSED_RE.findall(others)) + len(stacked), ascii_bytes, others):
+        return [(0, len(norm), _MARK_RE.sub("", unicodedata.normalize("NFD", norm)))]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------
+# Upside down: the characters the public converters write for turned letters, digits and
+# marks, and what they stand for. NFKC has already folded "ſ" (a turned J) into "s", and "˙"
+# (a turned full stop) and "‾" (a turned low line) into a space and a combining mark. A
+# passage counts when at least ``MIN_CODES`` of its characters, and ``TURNED_SHARE`` of its
+# letters, are turned ones that no ordinary text writes for a plain letter; IPA writes some of
+# them ("ɹ", "ɐ", "ʌ"), a few to a transcription.
+# (turned, plain): letters, digits and marks; u and n, p and d, b and q, M and W, 6 and 9, the
+# brackets and the two commas turn into each other
+_TURNED = dict(zip("ɐqbɔpdǝɟƃɥᴉɾʞɯɹʇnuʌʍʎ∀ꓭƆᗡƎℲ⅁ꓘ˥WԀΌᴚ⊥∩ΛM⅄ƖᄅƐㄣϛ9ㄥ6',¿¡)(][}{><⅋",
+                   "abqcdpefghijkmrtunvwyABCDEFGKLMPQRTUVWY12345679,'?!()[]{}<>&", strict=True))
+_READ_TURNED = str.maketrans(_TURNED)
+_TURNED_ONLY = "ɐɔǝɟƃɥᴉɾʞɯɹʇʌʍʎ∀ꓭƆᗡƎℲ⅁ꓘ˥ԀΌᴚ⊥∩Λ⅄ƖᄅƐㄣϛㄥ⅋"
+_TURNED_RE = re.compile(f"[{_TURNED_ONLY}]")
+_FOLDED_TURNED = ((" \u0307", "."), (" \u0305", "_"))
+TURNED_SHARE = 0.25
+
+
+def _turned_enough(text: str) -> bool:
+    turned = len(_TURNED_RE.findall(text))
+    return turned >= MIN_CODES and turned >= TURNED_SHARE * len(_LETTER_RE.findall(text))
+
+
+def _turned(norm: str, others: str) -> list[tuple[int, int, str]]:
+    if len(_TURNED_RE.findall(others)) < MIN_CODES:
+        return []
+    if _turned_enough(norm):
+        first, last = 0, len(norm)         # (its lines in reverse order too)
+    else:
+        first = last = -1
+        start = 0
+        for line in norm.split("\n"):
+            end = start + len(line)
+            if _turned_enough(line):
+                first = start if first < 0 else first
+                last = end
+            start = end + 1
+        if first < 0:
+            return []
+    text = norm[first:last]
+    for folded, mark in _FOLDED_TURNED:
+        text = text.replace(folded, mark)
+    return [(first, last, text.translate(_READ_TURNED)[::-1])]
+
+
+def letterform_blocks(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+    """``(start, end, reading)`` of each passage of ``norm`` written in one of the forms above
+    (one per form, at most ``MAX_BLOCKS`` in all). ``ascii_bytes``: ``norm`` as ASCII bytes,
+    any other character as "?" (indices agree)."""
+    found = _separated(norm, ascii_bytes)
+    if ascii_bytes.count(b"?") >= MIN_CODES:   # (marks and turned letters are not ASCII)
+        others = non_ascii(norm)               # (a few characters, searched instead of all)
+        found += _marked(norm, ascii_bytes, others) + _turned(norm, others)
+    return found[:MAX_BLOCKS]
