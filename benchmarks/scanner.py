@@ -174,6 +174,11 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "binary": lambda t: "".join(f"{b:08b}" for b in t.encode()),
     "decimal codes": lambda t: " ".join(str(b) for b in t.encode()),
     "octal escapes": lambda t: "".join(f"\\{b:03o}" for b in t.encode()),
+    # (found by the letter pairs of the text's first 2,048 characters, in any language: a
+    # short text in a language the corpus has little of may show too few; a converter turns
+    # Latin letters only, and NFKC reads its turned J, "ſ", as "s")
+    "backwards": lambda t: "".join(reversed(_CLUSTER_RE.findall(t))),
+    "upside down": _upside_down,
     "letters spaced out": _spread(" "),
     "letters dotted": _spread("."),
     "letters hyphenated": _spread("-"),
@@ -195,14 +200,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "zero-width bits": lambda t: "Nice weather." + _bits(t, "\u200b", "\u200c"),
 }
 #: Ways read back only in part (printed, not held to "caught whenever the plain text is"):
-#: text written backwards is found by its common prompt words (so mostly in English), and
 #: Morse code has no capitals, line breaks, "_", "<" or "#", which many attacks and many
 #: harmless texts need to be read as they are, and no letters but Latin ones.
 PARTLY: dict[str, Callable[[str], str]] = {
-    # (a converter turns Latin letters only: a text in another script is just written
-    # backwards; NFKC reads a turned J, "ſ", as "s")
-    "upside down": _upside_down,
-    "backwards": lambda t: t[::-1],
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),
 }

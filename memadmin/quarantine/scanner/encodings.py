@@ -27,6 +27,7 @@ from itertools import islice
 
 import ahocorasick_rs
 
+from memadmin.quarantine.scanner.direction import SAMPLE, reads_backwards
 from memadmin.quarantine.scanner.letterforms import letterform_blocks
 from memadmin.quarantine.scanner.limits import (
     MAX_BLOCKS,
@@ -38,7 +39,7 @@ from memadmin.quarantine.scanner.limits import (
     PRINTABLE_SHARE,
 )
 from memadmin.quarantine.scanner.spec import _trie
-from memadmin.quarantine.text import WORD_RE
+from memadmin.quarantine.text import WORD_RE, non_ascii
 
 # (with "%": base64 that was URL-quoted, its "+", "/" and "=" written %2B, %2F, %3D)
 _B64_RE = re.compile(rf"(?<![A-Za-z0-9+/_%-])[A-Za-z0-9+/_%-]{{{MIN_B64},}}={{0,2}}")
@@ -724,6 +725,10 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
     block, so that a quote or a list around a line keeps its meaning); one per cipher."""
     lower = text.lower
     whole = _shifted_vowels(text)
+    sample = SAMPLE + 1                    # (``spaced`` has a space in front)
+    if reads_backwards(text.spaced[:sample], non_ascii(norm[:SAMPLE]).lower()
+                       if b"?" in lower[:SAMPLE] else ""):
+        whole.append("backwards")          # (in any language: by its letter pairs)
     blocks = [(0, len(norm), _read_back(norm, name)) for name in whole]
     found = _CIPHER_AC.find_matches_as_indexes(text.spaced, overlapping=True)
     if len(found) < 3:

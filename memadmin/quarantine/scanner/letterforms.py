@@ -19,10 +19,11 @@ from memadmin.quarantine.text import non_ascii
 # ---------------------------------------------------------------------------------------------
 # Letters split by a separator: a whole text (or line) with the same separator at every other
 # place is read without it ("I.g.n.o.r.e. .a.l.l" is ".".join of the text, whatever its
-# script and punctuation); elsewhere, each word of three letters or digits at least, each one
-# alone between the same separator ("e.g." is two; digits are no such word: "v1.2.3.4",
-# "127.0.0.1"), a separator right before or after the word belonging to it. A passage is a run
-# of such lines (blank lines between), read when they hold at least ``MIN_CODES`` letters.
+# script and punctuation), and so is a run of ``MIN_CODES`` characters or more in a line so
+# written; elsewhere, each word of three letters at least, each one alone between the same
+# separator ("e.g." is two; digits make no such word: "v1.2.3.4", "127.0.0.1"), a separator
+# right before or after the word belonging to it. A passage is a run of such lines (blank
+# lines between), read when they hold at least ``MIN_CODES`` letters.
 _SEPARATORS = ".-_/*|~+"
 _SEPARATED_RE = re.compile(r"(?<![^\W_])(?:[.\-_/*|~+](?=[^\W\d_]))?[^\W\d_]([.\-_/*|~+])"
                            r"[^\W\d_](?:\1[^\W\d_])+(?:\1(?![^\W_]))?(?![^\W_])")
@@ -73,12 +74,12 @@ def _separated(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
         end = len(norm) if end < 0 else end
         line = norm[start:end]
         reading, runs = _RUN_RE.subn(_every_other, line)
-        if runs:
-            found = len(line) - len(reading)
-        else:
-            reading, words = _SEPARATED_RE.subn(_joined, line)
-            found = len(reading) - len(line) + sum(
-                len(match.group()) for match in _SEPARATED_RE.finditer(line)) if words else 0
+        found = len(line) - len(reading)   # (each run has as many separators as characters)
+        if not runs:
+            words = [match.group().translate(_SEPARATOR_DROP)
+                     for match in _SEPARATED_RE.finditer(line)]
+            found = sum(map(len, words))
+            reading = _SEPARATED_RE.sub(_joined, line) if words else line
         if found:
             if first >= 0 and norm[last:start].strip():    # (a line of other text between)
                 if letters >= MIN_CODES:

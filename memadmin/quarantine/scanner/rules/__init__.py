@@ -5,7 +5,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from memadmin.quarantine.scanner import encodings, letterforms, limits, mentions, normalise
+from memadmin.quarantine.scanner import (
+    direction,
+    encodings,
+    letterforms,
+    limits,
+    mentions,
+    normalise,
+)
 from memadmin.quarantine.scanner.rules import (
     buried,
     code_execution,
@@ -89,7 +96,12 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 letterforms._PRECOMPOSED_RE.pattern, repr(letterforms.MARKED_SHARE),
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
                 repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
-                normalise._PARENTHESIZED_RE.pattern])))
+                normalise._PARENTHESIZED_RE.pattern])),
+            # which way a text reads: the telling letter pairs and the decision's bounds
+            ("~direction", "", " ".join([
+                hashlib.sha256(direction.DIRECTION_PATH.read_bytes()).hexdigest(),
+                repr((direction.PAIRS, direction.FIRST, direction.BACKWARDS_RATIO,
+                      direction.MIN_REVERSED, direction.SAMPLE))])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))

@@ -1,0 +1,96 @@
+"""Count the letter pairs that show which way a text reads (memadmin/quarantine/scanner/
+direction.py) over the ``tune`` split of the labelled corpus ONLY (both labels; ``held`` is
+never read), and write memadmin/quarantine/scanner/direction.json.
+
+A pair is telling when it occurs more often as written than reversed; the pairs are ranked by
+how many more (pairs of one letter twice, which read the same both ways, are left out), and
+the first ``PAIRS`` of each view are kept: ASCII letters and spaces (pairs seen 50 times at
+least), the other characters (20 times). Deterministic (ties by the pair):
+
+    .venv/bin/python benchmarks/train_direction.py            # write the file
+    .venv/bin/python benchmarks/train_direction.py --check    # exit 1 if the file differs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memadmin.quarantine.scanner import direction  # noqa: E402
+from memadmin.quarantine.scanner.encodings import _letters_of  # noqa: E402
+from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
+from memadmin.quarantine.text import non_ascii  # noqa: E402
+
+CORPUS = ROOT / "tests" / "data" / "injection"
+MIN_ASCII, MIN_OTHER = 50, 20
+
+
+def tune_texts() -> list[tuple[str, str]]:
+    """(language, text) of every tune item."""
+    texts = []
+    for name in ("malicious.jsonl", "benign.jsonl"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row["split"] == "tune":
+                    texts.append((row["lang"], row["text"]))
+    return texts
+
+
+def views(text: str) -> tuple[bytes, str]:
+    """The two views the scanner counts pairs in (``direction.reads_backwards``)."""
+    norm = _normalise(text)[0].norm
+    return _letters_of(norm.encode("ascii", "replace")).spaced, non_ascii(norm).lower()
+
+
+def telling(by_language: dict[str, Counter[str]], least: int) -> list[str]:
+    """The pairs ranked by how much more often they occur as written than reversed, each
+    language's share of it counted per pair of that language's text (so that English, most of
+    the corpus, does not choose for Polish or Korean); a pair must occur ``least`` times."""
+    gain: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    for counts in by_language.values():
+        total = sum(counts.values())
+        for pair, count in counts.items():
+            seen[pair] += count
+            if pair[0] != pair[1]:
+                gain[pair] += (count - counts.get(pair[::-1], 0)) / total
+    ranked = sorted(((-round(value, 12), pair) for pair, value in gain.items()
+                     if value > 0 and seen[pair] + seen[pair[::-1]] >= least))
+    return [pair for _, pair in ranked[:direction.PAIRS]]
+
+
+def count() -> bytes:
+    ascii_pairs: dict[str, Counter[str]] = {}
+    other_pairs: dict[str, Counter[str]] = {}
+    for language, text in tune_texts():
+        spaced, others = views(text)
+        letters = spaced.decode("ascii")
+        ascii_pairs.setdefault(language, Counter()).update(
+            letters[i:i + 2] for i in range(len(letters) - 1) if letters[i:i + 2] != "  ")
+        other_pairs.setdefault(language, Counter()).update(
+            others[i:i + 2] for i in range(len(others) - 1))
+    data = {"ascii": telling(ascii_pairs, MIN_ASCII), "other": telling(other_pairs, MIN_OTHER)}
+    return (json.dumps(data, ensure_ascii=False, indent=0) + "\n").encode("utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file differs")
+    data = count()
+    if parser.parse_args().check:
+        same = direction.DIRECTION_PATH.read_bytes() == data
+        print("direction.json is up to date" if same else "direction.json differs")
+        sys.exit(0 if same else 1)
+    direction.DIRECTION_PATH.write_bytes(data)
+    print(f"wrote {direction.DIRECTION_PATH.relative_to(ROOT)} ({len(data):,} bytes)")
+
+
+if __name__ == "__main__":
+    main()

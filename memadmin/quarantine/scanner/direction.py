@@ -1,0 +1,62 @@
+"""Which way a text reads: forwards, or written backwards (the "flip" attacks of the jailbreak
+research write a whole prompt from its end; an upside-down converter does so to any script it
+cannot turn).
+
+Written language has a direction that shows in its letter pairs: English writes "th" ten times
+as often as "ht", Russian "ст" twenty times as often as "тс", Japanese "して" and never "てし".
+``direction.json`` holds the letter pairs that show it best, counted over the corpus's tune
+texts (both labels: this is about language, not attacks; ``benchmarks/train_direction.py``
+writes it, and a test checks that it equals a fresh count): pairs of ASCII letters and spaces
+(the text lower-cased, every other byte a space) and pairs of the text's other characters
+(taken together, in order, lower-cased). A text reads backwards when in either view those
+pairs occur reversed more often than as written: the ``FIRST`` most telling ones at least
+half as often, and all of them ``BACKWARDS_RATIO`` times as often and ``MIN_REVERSED`` times
+at least (a few counts of bytes and strings, in C, over the first
+``SAMPLE`` characters of the text).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DIRECTION_PATH = Path(__file__).with_name("direction.json")
+PAIRS = 160            # telling pairs kept for each view
+FIRST = 16             # the most telling, counted first
+BACKWARDS_RATIO = 1.2
+MIN_REVERSED = 4
+SAMPLE = 2048          # characters of a text looked at: a whole text written backwards
+                       # shows it in its first ones (a passage, by its words: ``encodings``)
+
+
+def _load() -> tuple[tuple[bytes, ...], tuple[str, ...]]:
+    data = json.loads(DIRECTION_PATH.read_text(encoding="utf-8"))
+    return tuple(pair.encode("ascii") for pair in data["ascii"]), tuple(data["other"])
+
+
+_ASCII_PAIRS, _OTHER_PAIRS = _load()
+_ASCII_REVERSED = tuple(pair[::-1] for pair in _ASCII_PAIRS)
+_OTHER_REVERSED = tuple(pair[::-1] for pair in _OTHER_PAIRS)
+
+
+def _counts(view: bytes | str, pairs: tuple, reversed_pairs: tuple,
+            end: int) -> tuple[int, int]:
+    """How often the first ``end`` telling pairs occur in ``view`` as written, and reversed."""
+    return (sum(map(view.count, pairs[:end])), sum(map(view.count, reversed_pairs[:end])))
+
+
+def _backwards(view: bytes | str, pairs: tuple, reversed_pairs: tuple) -> bool:
+    forward, backward = _counts(view, pairs, reversed_pairs, FIRST)
+    if 2 * backward < forward:
+        return False                       # (ordinary text: its telling pairs as written)
+    forward, backward = _counts(view, pairs, reversed_pairs, PAIRS)
+    return backward >= MIN_REVERSED and backward >= BACKWARDS_RATIO * forward
+
+
+def reads_backwards(spaced: bytes, others: str) -> bool:
+    """Whether a text reads backwards, by its first ``SAMPLE`` characters: ``spaced``, their
+    ASCII letters lower-cased, every other byte a space (as ``encodings._Letters.spaced``);
+    ``others``, their non-ASCII characters, in order, lower-cased. Either may show it (a line
+    of English before a passage of Chinese written backwards)."""
+    return (_backwards(spaced, _ASCII_PAIRS, _ASCII_REVERSED)
+            or (bool(others) and _backwards(others, _OTHER_PAIRS, _OTHER_REVERSED)))
