@@ -91,7 +91,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             # letters split by a separator, under stacked marks, upside down; letters NFKC
             # leaves alone or spells out (issue 19, 2026-12-06)
             ("~letter-forms", "", " ".join([
-                letterforms._SEPARATED_RE.pattern, letterforms._SEPARATORS,
+                letterforms._SEPARATED_RE.pattern, letterforms._RUN_RE.pattern,
+                letterforms._SEPARATORS, repr(letterforms._SEPARATED_HINT),
                 repr(letterforms.SEPARATED_SHARE), letterforms._MARK_RE.pattern,
                 letterforms._PRECOMPOSED_RE.pattern, repr(letterforms.MARKED_SHARE),
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
