@@ -1140,6 +1140,10 @@ class TestHostileInput:
         "0" * 1_000_000, "01000001 " * 110_000, "65 " * 330_000, "65, " * 250_000,
         "\\101" * 250_000, ".- " * 330_000, "- " * 500_000, "Wkh Wkh " * 120_000,
         "uif vtfs tztufn\n" * 60_000, "eht ruoy lla\n" * 75_000, "ɪɢɴᴏʀᴇ " * 140_000,
+        # the letter forms and the letter pairs (fourth session): each line judged once
+        "a." * 500_000, "a.b.c.d\n" * 120_000, "e\u0336\u0317" * 300_000,
+        "é\u0336 a\n" * 150_000, "ɐ" * 1_000_000, "ǝɹouƃI ll∀\n" * 90_000, "ht " * 330_000,
+        "令指的前之略忽" * 140_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.perf_counter()
