@@ -5,7 +5,9 @@ never read), and write memadmin/quarantine/scanner/direction.json.
 A pair is telling when it occurs more often as written than reversed; the pairs are ranked by
 how many more (pairs of one letter twice, which read the same both ways, are left out), and
 the first ``PAIRS`` of each view are kept: ASCII letters and spaces (pairs seen 50 times at
-least), the other characters (20 times). Deterministic (ties by the pair):
+least), the other characters (20 times), each language's counts weighed alike. Of the first
+half, the ``FIRST`` whose reversal is rarest come first (the scanner counts them first).
+Deterministic (ties by the pair):
 
     .venv/bin/python benchmarks/train_direction.py            # write the file
     .venv/bin/python benchmarks/train_direction.py --check    # exit 1 if the file differs
@@ -61,9 +63,15 @@ def telling(by_language: dict[str, Counter[str]], least: int) -> list[str]:
             seen[pair] += count
             if pair[0] != pair[1]:
                 gain[pair] += (count - counts.get(pair[::-1], 0)) / total
-    ranked = sorted(((-round(value, 12), pair) for pair, value in gain.items()
-                     if value > 0 and seen[pair] + seen[pair[::-1]] >= least))
-    return [pair for _, pair in ranked[:direction.PAIRS]]
+    ranked = [pair for _, pair in sorted((-round(value, 12), pair) for pair, value in gain.items()
+                                         if value > 0 and seen[pair] + seen[pair[::-1]] >= least)]
+    kept = ranked[:direction.PAIRS]
+    # first, the ``FIRST`` of them whose reversal is rarest (counted first, they tell ordinary
+    # text from text written backwards on their own: "nt", not "e ", whose " e" is common too)
+    first = sorted(kept[:direction.PAIRS // 2],
+                   key=lambda pair: (round(seen[pair[::-1]] / seen[pair], 12), pair))
+    first = first[:direction.FIRST]
+    return first + [pair for pair in kept if pair not in first]
 
 
 def count() -> bytes:

@@ -8,11 +8,13 @@ as often as "ht", Russian "ст" twenty times as often as "тс", Japanese "し�
 texts (both labels: this is about language, not attacks; ``benchmarks/train_direction.py``
 writes it, and a test checks that it equals a fresh count): pairs of ASCII letters and spaces
 (the text lower-cased, every other byte a space) and pairs of the text's other characters
-(taken together, in order, lower-cased). A text reads backwards when in either view those
-pairs occur reversed more often than as written: the ``FIRST`` most telling ones at least
-half as often, and all of them ``BACKWARDS_RATIO`` times as often and ``MIN_REVERSED`` times
-at least (a few counts of bytes and strings, in C, over the first
-``SAMPLE`` characters of the text).
+(taken together, in order, lower-cased). A text reads backwards when, in either view of its
+first ``SAMPLE`` characters (with ``MIN_LETTERS`` at least), those pairs occur reversed
+``BACKWARDS_RATIO`` times as often as written and ``MIN_REVERSED`` times at least. The file
+lists first the ``FIRST`` pairs whose reversal is rarest ("nt", "ch", not "e ", whose " e" is
+common too): counted first, a view where they occur ``MIN_REVERSED`` times and reversed less
+than half as often reads forwards, and the other pairs are not counted. A few counts of bytes
+and strings, in C.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from pathlib import Path
 
 DIRECTION_PATH = Path(__file__).with_name("direction.json")
 PAIRS = 160            # telling pairs kept for each view
-FIRST = 16             # the most telling, counted first
+FIRST = 16             # the pairs counted first
 BACKWARDS_RATIO = 1.2
 MIN_REVERSED = 4
+MIN_LETTERS = 8        # a view with fewer says too little (a text's few dashes and quotes)
 SAMPLE = 2048          # characters of a text looked at: a whole text written backwards
                        # shows it in its first ones (a passage, by its words: ``encodings``)
 
@@ -47,7 +50,7 @@ def _counts(view: bytes | str, pairs: tuple, reversed_pairs: tuple,
 
 def _backwards(view: bytes | str, pairs: tuple, reversed_pairs: tuple) -> bool:
     forward, backward = _counts(view, pairs, reversed_pairs, FIRST)
-    if 2 * backward < forward:
+    if forward >= MIN_REVERSED and 2 * backward < forward:
         return False                       # (ordinary text: its telling pairs as written)
     forward, backward = _counts(view, pairs, reversed_pairs, PAIRS)
     return backward >= MIN_REVERSED and backward >= BACKWARDS_RATIO * forward
@@ -57,6 +60,7 @@ def reads_backwards(spaced: bytes, others: str) -> bool:
     """Whether a text reads backwards, by its first ``SAMPLE`` characters: ``spaced``, their
     ASCII letters lower-cased, every other byte a space (as ``encodings._Letters.spaced``);
     ``others``, their non-ASCII characters, in order, lower-cased. Either may show it (a line
-    of English before a passage of Chinese written backwards)."""
-    return (_backwards(spaced, _ASCII_PAIRS, _ASCII_REVERSED)
-            or (bool(others) and _backwards(others, _OTHER_PAIRS, _OTHER_REVERSED)))
+    of English before a passage of Chinese written backwards), if it has ``MIN_LETTERS``."""
+    return ((len(spaced) - spaced.count(b" ") >= MIN_LETTERS
+             and _backwards(spaced, _ASCII_PAIRS, _ASCII_REVERSED))
+            or (len(others) >= MIN_LETTERS and _backwards(others, _OTHER_PAIRS, _OTHER_REVERSED)))

@@ -102,7 +102,7 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             ("~direction", "", " ".join([
                 hashlib.sha256(direction.DIRECTION_PATH.read_bytes()).hexdigest(),
                 repr((direction.PAIRS, direction.FIRST, direction.BACKWARDS_RATIO,
-                      direction.MIN_REVERSED, direction.SAMPLE))])))
+                      direction.MIN_REVERSED, direction.MIN_LETTERS, direction.SAMPLE))])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
