@@ -12,9 +12,10 @@ writes it, and a test checks that it equals a fresh count): pairs of ASCII lette
 first ``SAMPLE`` characters (with ``MIN_LETTERS`` at least), those pairs occur reversed
 ``BACKWARDS_RATIO`` times as often as written and ``MIN_REVERSED`` times at least. The file
 lists first the ``FIRST`` pairs whose reversal is rarest ("nt", "ch", not "e ", whose " e" is
-common too): counted first, a view where they occur ``MIN_REVERSED`` times and reversed less
-than half as often reads forwards, and the other pairs are not counted. A few counts of bytes
-and strings, in C.
+common too): counted first, a view where they occur twice and never reversed, or
+``MIN_REVERSED`` times and reversed less than half as often, reads forwards, and the other
+pairs are not counted; nor the other pairs as written, where fewer than ``MIN_REVERSED``
+occur reversed. A few counts of bytes and strings, in C.
 """
 
 from __future__ import annotations
@@ -42,18 +43,19 @@ _ASCII_REVERSED = tuple(pair[::-1] for pair in _ASCII_PAIRS)
 _OTHER_REVERSED = tuple(pair[::-1] for pair in _OTHER_PAIRS)
 
 
-def _counts(view: bytes | str, pairs: tuple, reversed_pairs: tuple,
-            end: int) -> tuple[int, int]:
-    """How often the first ``end`` telling pairs occur in ``view`` as written, and reversed."""
-    return (sum(map(view.count, pairs[:end])), sum(map(view.count, reversed_pairs[:end])))
+def _count[S: (bytes, str)](view: S, pairs: tuple[S, ...]) -> int:
+    return sum(map(view.count, pairs))
 
 
-def _backwards(view: bytes | str, pairs: tuple, reversed_pairs: tuple) -> bool:
-    forward, backward = _counts(view, pairs, reversed_pairs, FIRST)
-    if forward >= MIN_REVERSED and 2 * backward < forward:
-        return False                       # (ordinary text: its telling pairs as written)
-    forward, backward = _counts(view, pairs, reversed_pairs, PAIRS)
-    return backward >= MIN_REVERSED and backward >= BACKWARDS_RATIO * forward
+def _backwards[S: (bytes, str)](view: S, pairs: tuple[S, ...], reversed_pairs: tuple[S, ...],
+                                ) -> bool:
+    forward, backward = _count(view, pairs[:FIRST]), _count(view, reversed_pairs[:FIRST])
+    if forward >= 2 and 2 * backward < forward and (backward == 0 or forward >= MIN_REVERSED):
+        return False                       # (ordinary text: its first pairs as written)
+    backward += _count(view, reversed_pairs[FIRST:])
+    if backward < MIN_REVERSED:
+        return False                       # (too few either way: the forward ones not counted)
+    return backward >= BACKWARDS_RATIO * (forward + _count(view, pairs[FIRST:]))
 
 
 def reads_backwards(spaced: bytes, others: str) -> bool:
