@@ -3,7 +3,8 @@ research write a whole prompt from its end; an upside-down converter does so to 
 cannot turn).
 
 Written language has a direction that shows in its letter pairs: English writes "th" ten times
-as often as "ht", Russian "ст" twenty times as often as "тс", Japanese "して" and never "てし".
+as often as "ht", Russian "ст" twenty times as often as "тс", Japanese "して" fifty times as
+often as "てし" (in the corpus's tune texts).
 ``direction.json`` holds the letter pairs that show it best, counted over the corpus's tune
 texts (both labels: this is about language, not attacks; ``benchmarks/train_direction.py``
 writes it, and a test checks that it equals a fresh count): pairs of ASCII letters and spaces
