@@ -1,9 +1,9 @@
 """Every benchmark in one command; prints the issue's goals with their ratios and writes the
 figures to docs/benchmarks.md.
 
-Every ``benchmarks/*.py`` but the helpers (``HELPERS``) is a benchmark: a new script is picked
-up by being there (``ORDER`` only says who runs first), and records its figures with
-``support.record``. Each runs in its own process and its own throwaway database on the server
+Every ``benchmarks/*.py`` but the helpers (``HELPERS``, and the ``train_*`` scripts) is a
+benchmark: a new script is picked up by being there (``ORDER`` only says who runs first), and
+records its figures with ``support.record``. Each runs in its own process and its own throwaway database on the server
 in DATABASE_URL; a script whose argument parser takes ``--items`` gets the scale of the run
 (``export_memory.py`` gets a tenth of it and the whole). Each script's output is printed as it
 goes; then the goals (``GOALS``: each a figure, the bound the issue sets and the reference it
@@ -34,15 +34,17 @@ from typing import Any
 from support import ROOT
 
 HERE = ROOT / "benchmarks"
-#: Modules in benchmarks/ that are not benchmarks.
-HELPERS = {"support", "bulk_load", "run_all", "train_scanner_model"}
+#: Modules in benchmarks/ that are not benchmarks (and every ``train_*`` script: each writes a
+#: committed file from the corpus and measures nothing).
+HELPERS = {"support", "bulk_load", "run_all"}
 #: Who runs first (the rest follow by name).
 ORDER = ["memory_1m", "erasure_1m", "export_memory", "recall_roundtrip", "recall_relevance",
          "health_poll", "gdpr_erasure", "scanner", "governed_stores"]
 
 
 def discover() -> dict[str, list[str]]:
-    names = sorted(p.stem for p in HERE.glob("*.py") if p.stem not in HELPERS)
+    names = sorted(p.stem for p in HERE.glob("*.py")
+                   if p.stem not in HELPERS and not p.stem.startswith("train_"))
     ordered = [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
     return {name: [f"{name}.py"] for name in ordered}
 
