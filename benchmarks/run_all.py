@@ -3,14 +3,14 @@ figures to docs/benchmarks.md.
 
 Every ``benchmarks/*.py`` but the helpers (``HELPERS``, and the ``train_*`` scripts) is a
 benchmark: a new script is picked up by being there (``ORDER`` only says who runs first), and
-records its figures with ``support.record``. Each runs in its own process and its own throwaway database on the server
-in DATABASE_URL; a script whose argument parser takes ``--items`` gets the scale of the run
-(``export_memory.py`` gets a tenth of it and the whole). Each script's output is printed as it
-goes; then the goals (``GOALS``: each a figure, the bound the issue sets and the reference it
-is a ratio to, measured in the same run) and ``docs/benchmarks.md`` (summary, goals, the
-machine's load average before and after each script, every script's output). ``--only`` reruns
-some scripts and keeps the others' last results (``docs/benchmarks.json``); the page then says
-which figures come from an earlier run.
+records its figures with ``support.record``. Each runs in its own process and its own
+throwaway database on the server in DATABASE_URL; a script whose argument parser takes
+``--items`` gets the scale of the run (``export_memory.py`` gets a tenth of it and the whole).
+Each script's output is printed as it goes; then the goals (``GOALS``: each a figure, the bound
+the issue sets and the reference it is a ratio to, measured in the same run) and
+``docs/benchmarks.md`` (summary, goals, the machine's load average before and after each
+script, every script's output). ``--only`` reruns some scripts and keeps the others' last
+results (``docs/benchmarks.json``); the page then says which figures come from an earlier run.
 
     DEBUG=true DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres \\
         .venv/bin/python benchmarks/run_all.py [--items N] [--only NAME ...]
