@@ -80,6 +80,18 @@ def record(benchmark: str, name: str, value: float, unit: str) -> None:
                               "unit": unit}) + "\n")
 
 
+def write_or_check(path: Path, data: bytes, *, check: bool) -> None:
+    """A training script's end: write ``data`` to the committed file at ``path``, or, with
+    ``check``, exit 1 if the file differs from it (the tests compare the two as well)."""
+    name = path.relative_to(ROOT)
+    if check:
+        same = path.read_bytes() == data
+        print(f"{name} matches a fresh run" if same else f"{name} DIFFERS from a fresh run")
+        sys.exit(0 if same else 1)
+    path.write_bytes(data)
+    print(f"wrote {name} ({len(data):,} bytes)")
+
+
 @contextlib.contextmanager
 def served_project(db: dict[str, Any]) -> Iterator[str]:
     """This project served as ``make run`` serves it (``lib/supervisor.web_server``: gunicorn

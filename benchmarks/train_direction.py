@@ -91,13 +91,10 @@ def count() -> bytes:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the file differs")
-    data = count()
-    if parser.parse_args().check:
-        same = direction.DIRECTION_PATH.read_bytes() == data
-        print("direction.json is up to date" if same else "direction.json differs")
-        sys.exit(0 if same else 1)
-    direction.DIRECTION_PATH.write_bytes(data)
-    print(f"wrote {direction.DIRECTION_PATH.relative_to(ROOT)} ({len(data):,} bytes)")
+    check = parser.parse_args().check
+    from support import write_or_check  # (here: the tests load this module on its own)
+
+    write_or_check(direction.DIRECTION_PATH, count(), check=check)
 
 
 if __name__ == "__main__":

@@ -678,12 +678,9 @@ def main() -> None:
         oof = out_of_fold(rows, texts, design(texts, CHOSEN), CHOSEN)
         cv = {**cv, **with_rules(rows, [s > threshold for s in oof])}
     print(json.dumps(cv, indent=1))
-    if args.check:
-        same = pim.WEIGHTS_PATH.read_bytes() == data
-        print("weights file matches" if same else "weights file DIFFERS from a fresh training")
-        sys.exit(0 if same else 1)
-    pim.WEIGHTS_PATH.write_bytes(data)
-    print(f"wrote {pim.WEIGHTS_PATH.relative_to(ROOT)} ({len(data):,} bytes)")
+    from support import write_or_check  # (here: the tests load this module on its own)
+
+    write_or_check(pim.WEIGHTS_PATH, data, check=args.check)
 
 
 if __name__ == "__main__":
