@@ -24,3 +24,10 @@ def non_ascii(text: str) -> str:
     them whole; in C.)"""
     return (text.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES)
             .decode("utf-8", "surrogatepass"))
+
+
+def line_at(data: bytes, at: int) -> tuple[int, int]:
+    """The start and end of the line of ``data`` that holds index ``at`` (a text as bytes whose
+    indices are its characters', such as ``text.encode("ascii", "replace")``)."""
+    end = data.find(b"\n", at)
+    return data.rfind(b"\n", 0, at) + 1, len(data) if end < 0 else end

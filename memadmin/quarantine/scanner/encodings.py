@@ -39,7 +39,7 @@ from memadmin.quarantine.scanner.limits import (
     PRINTABLE_SHARE,
 )
 from memadmin.quarantine.scanner.spec import _trie
-from memadmin.quarantine.text import WORD_RE, non_ascii
+from memadmin.quarantine.text import WORD_RE, line_at, non_ascii
 
 # (with "%": base64 that was URL-quoted, its "+", "/" and "=" written %2B, %2F, %3D)
 _B64_RE = re.compile(rf"(?<![A-Za-z0-9+/_%-])[A-Za-z0-9+/_%-]{{{MIN_B64},}}={{0,2}}")
@@ -602,12 +602,6 @@ def _letters_of(ascii_bytes: bytes) -> _Letters:
                     len(classes) - classes.count(b"."))
 
 
-def _line_at(lower: bytes, at: int) -> tuple[int, int]:
-    """The start and end of the line of ``lower`` that holds index ``at``."""
-    end = lower.find(b"\n", at)
-    return lower.rfind(b"\n", 0, at) + 1, len(lower) if end < 0 else end
-
-
 def _rot13_lines(norm: str, text: _Letters) -> tuple[list[tuple[int, int, str]], int]:
     """ROT13 found by its vowels: the whole text, or else each run of lines that holds a word
     rotating to a common prompt word (found in C; ordinary text has few) and reads as ROT13;
@@ -635,7 +629,7 @@ def _rot13_lines(norm: str, text: _Letters) -> tuple[list[tuple[int, int, str]],
         hits += 1
         if at < checked:
             continue                        # (its line was checked)
-        start, end = _line_at(lower, at)
+        start, end = line_at(lower, at)
         checked = end
         if end - start < len(lower) and _rotated_vowels(lower[start:end]):
             if found and lower[found[-1][1]:start].strip() == b"":
@@ -752,7 +746,7 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
         first = last = None
         at = 0
         while at < len(starts):             # each line with such a word, once
-            start, end = _line_at(lower, starts[at])
+            start, end = line_at(lower, starts[at])
             after = bisect.bisect_left(starts, end, at)
             if after - at >= 3 and _rotated_enough(b" " + lower[start:end], after - at):
                 first = start if first is None else first

@@ -14,7 +14,7 @@ import re
 import unicodedata
 
 from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MIN_CODES
-from memadmin.quarantine.text import non_ascii
+from memadmin.quarantine.text import line_at, non_ascii
 
 # ---------------------------------------------------------------------------------------------
 # Letters split by a separator: a whole text (or line) with the same separator at every other
@@ -69,9 +69,7 @@ def _separated(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
     letters = 0
     readings: list[str] = []
     while at >= 0:
-        start = norm.rfind("\n", 0, at) + 1
-        end = norm.find("\n", at)
-        end = len(norm) if end < 0 else end
+        start, end = line_at(ascii_bytes, at)
         line = norm[start:end]
         reading, runs = _RUN_RE.subn(_every_other, line)
         found = len(line) - len(reading)   # (each run has as many separators as characters)
@@ -145,9 +143,7 @@ def _marked(norm: str, ascii_bytes: bytes, others: str) -> list[tuple[int, int, 
         for mark in stacked:
             if mark.start() < end:
                 continue                   # (its line was judged)
-            start = norm.rfind("\n", 0, mark.start()) + 1
-            end = norm.find("\n", mark.end())
-            end = len(norm) if end < 0 else end
+            start, end = line_at(ascii_bytes, mark.start())
             if _mostly(len(_stacked(norm, start, end)), ascii_bytes[start:end],
                        non_ascii(norm[start:end])):
                 first = start if first < 0 else first
