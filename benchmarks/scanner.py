@@ -134,6 +134,10 @@ def _spread(separator: str) -> Callable[[str], str]:
     return lambda text: separator.join(_CLUSTER_RE.findall(text))
 
 
+def _backwards(text: str) -> str:
+    return "".join(reversed(_CLUSTER_RE.findall(text)))
+
+
 def _upside_down(text: str) -> str:
     return "".join(reversed(_CLUSTER_RE.findall(text.translate(_UPSIDE_DOWN))))
 
@@ -177,7 +181,10 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     # (found by the letter pairs of the text's first 2,048 characters, in any language: a
     # short text in a language the corpus has little of may show too few; a converter turns
     # Latin letters only, and NFKC reads its turned J, "ſ", as "s")
-    "backwards": lambda t: "".join(reversed(_CLUSTER_RE.findall(t))),
+    "backwards": _backwards,
+    # (the jailbreak research's flip of each word's letters, the words in their places; a
+    # word is what lies between single spaces, as it splits a text: a line break stays inside)
+    "each word backwards": lambda t: " ".join(map(_backwards, t.split(" "))),
     "upside down": _upside_down,
     "letters spaced out": _spread(" "),
     "letters dotted": _spread("."),
@@ -200,9 +207,14 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "zero-width bits": lambda t: "Nice weather." + _bits(t, "\u200b", "\u200c"),
 }
 #: Ways read back only in part (printed, not held to "caught whenever the plain text is"):
-#: Morse code has no capitals, line breaks, "_", "<" or "#", which many attacks and many
-#: harmless texts need to be read as they are, and no letters but Latin ones.
+#: the words in reverse order (below); Morse code has no capitals, line breaks, "_", "<" or
+#: "#", which many attacks and many harmless texts need to be read as they are, and no
+#: letters but Latin ones.
 PARTLY: dict[str, Callable[[str], str]] = {
+    # the flip of the words' order, found where sentences start and end, so only in a script
+    # with capitals and a text with a sentence's end; and a harmless text so written is
+    # another text (a quoted order comes before its quotation mark and its context)
+    "words in reverse order": lambda t: " ".join(reversed(t.split(" "))),
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),
 }

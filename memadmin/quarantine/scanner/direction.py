@@ -1,6 +1,7 @@
 """Which way a text reads: forwards, or written backwards (the "flip" attacks of the jailbreak
 research write a whole prompt from its end; an upside-down converter does so to any script it
-cannot turn).
+cannot turn); and in which order its words come (the other flips: each word written from its
+end in its place, or the words in reverse order; below, "Word order").
 
 Written language has a direction that shows in its letter pairs: English writes "th" ten times
 as often as "ht", Russian "ст" twenty times as often as "тс", Japanese "して" fifty times as
@@ -22,6 +23,7 @@ occur reversed. A few counts of bytes and strings, in C.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 DIRECTION_PATH = Path(__file__).with_name("direction.json")
@@ -67,3 +69,67 @@ def reads_backwards(spaced: bytes, others: str) -> bool:
     return ((len(spaced) - spaced.count(b" ") >= MIN_LETTERS
              and _backwards(spaced, _ASCII_PAIRS, _ASCII_REVERSED))
             or (len(others) >= MIN_LETTERS and _backwards(others, _OTHER_PAIRS, _OTHER_REVERSED)))
+
+
+# Word order. The other two "flips" of the jailbreak research keep each word's letters or the
+# text's letter order and reverse the words instead: "instructions. previous all Ignore", or
+# "erongI lla suoiverp .snoitcurtsni" (each word from its end, in its place; the letter pairs
+# find it as they find a whole text backwards, and read whole it is the first kind). A text
+# in a script with capitals shows its word order where its sentences start and end: a capital
+# after a sentence's end, at the text's start, and a sentence's end at the text's end; read
+# with its words reversed, a small letter after a sentence's end, the end at the start.
+# (Words are what lies between two spaces, as the flips split a text.)
+_CLOSING = "\"'\u201d\u2019\u00bb)\\]}>"
+_END_RE = re.compile(f"[.!?][{_CLOSING}]*\\Z")
+# a word: its first letter, after opening quotes or brackets (not markup: "<p>", "{\"id\":")
+_WORD_RE = re.compile("[\"'\u201c\u2018\u00ab(\\[\u00bf\u00a1*_]*([^\\W\\d_])")
+# a sentence's end, white space, a word: in a text as written a capital follows nearly always
+# ("e.g. the" and "3 p.m. on" are the exceptions), read with its words reversed, a small one
+_AFTER_END_RE = re.compile(f"[.!?][{_CLOSING}]*\\s+(\\S+)")
+# a first word that ends a sentence
+_FIRST_END_RE = re.compile(f"\\s*[^\\W\\d_]\\S*[.!?][{_CLOSING}]*\\s")
+
+
+def words_reversed(text: str) -> str:
+    """``text`` with its words (between single spaces) in reverse order."""
+    return " ".join(reversed(text.split(" ")))
+
+
+def _case(word: str) -> int:
+    """+1 for a word that starts with a capital (not one in capitals: a shout, an acronym,
+    "I"), -1 for one in small letters, 0 for anything else."""
+    match = _WORD_RE.match(word)
+    if match is None or word.isupper():
+        return 0
+    return 1 if match[1].isupper() else -1 if match[1].islower() else 0
+
+
+def order_score(text: str) -> int:
+    """How well ``text`` reads with its words as written: +1 for each sign that it does (a
+    first word that starts with a capital, a last word that ends a sentence, a capital after a
+    sentence's end), -1 for each sign that it reads with its words reversed (a first word in
+    small letters or one that ends a sentence, a small letter after a sentence's end); words
+    are those that start with a letter."""
+    words = [word for word in text.split() if _WORD_RE.match(word)]
+    if not words:
+        return 0
+    score = _case(words[0])
+    if _END_RE.search(words[-1]):
+        score += 1
+    elif _END_RE.search(words[0]):
+        score -= 1
+    return score + sum(_case(match[1]) for match in _AFTER_END_RE.finditer(text))
+
+
+def reads_words_reversed(sample: str) -> bool:
+    """Whether a text (its first ``SAMPLE`` characters) reads with its words reversed: it
+    starts with a sentence's end, or some sentence's end is followed by a small letter, at
+    least as often as by a capital; and it reads badly as written (``order_score`` 0 or
+    less) and well with its words turned back (above 0). A text in small letters only, as
+    the caseless letter forms write it, shows neither, and is left as it is."""
+    if _FIRST_END_RE.match(sample) is None:
+        after = [_case(match[1]) for match in _AFTER_END_RE.finditer(sample)]
+        lower = after.count(-1)
+        if lower == 0 or lower < after.count(1):
+            return False
+    return order_score(sample) <= 0 < order_score(words_reversed(sample))

@@ -27,7 +27,13 @@ from itertools import islice
 
 import ahocorasick_rs
 
-from memadmin.quarantine.scanner.direction import SAMPLE, reads_backwards
+from memadmin.quarantine.scanner.direction import (
+    SAMPLE,
+    order_score,
+    reads_backwards,
+    reads_words_reversed,
+    words_reversed,
+)
 from memadmin.quarantine.scanner.letterforms import letterform_blocks
 from memadmin.quarantine.scanner.limits import (
     MAX_BLOCKS,
@@ -679,12 +685,23 @@ _CIPHER_AC = ahocorasick_rs.BytesAhoCorasick(
     implementation=ahocorasick_rs.Implementation.DFA)
 
 
-def _read_back(text: str, name: str) -> str:
-    """``text`` read back from cipher ``name``."""
+def _read_back(text: str, name: str) -> list[str]:
+    """``text`` read back from cipher ``name``. Text written backwards may be so written whole,
+    from its end, or word by word, each word from its end in its place (the jailbreak
+    research's "flip" attacks do both); read from its end, the second has its words in reverse
+    order. Of the two readings, the one that reads well (``order_score`` above 0) and better
+    than the other; both where neither does (a text in small letters, or in a script without
+    capitals)."""
     table = _CIPHERS[name]
     if table is None:
-        return text[::-1]
-    return text.translate(str.maketrans(_LETTERS.translate(table).decode(), _LETTERS.decode()))
+        whole = text[::-1]
+        by_word = words_reversed(whole)
+        whole_score, by_word_score = order_score(whole[:SAMPLE]), order_score(by_word[:SAMPLE])
+        if whole_score > max(by_word_score, 0):
+            return [whole]
+        return [by_word] if by_word_score > max(whole_score, 0) else [whole, by_word]
+    return [text.translate(str.maketrans(_LETTERS.translate(table).decode(),
+                                         _LETTERS.decode()))]
 
 
 _VOWELS = tuple(ord(vowel) - 97 for vowel in "aeiou")
@@ -723,7 +740,9 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
     if reads_backwards(text.spaced[:sample], non_ascii(norm[:SAMPLE]).lower()
                        if b"?" in lower[:SAMPLE] else ""):
         whole.append("backwards")          # (in any language: by its letter pairs)
-    blocks = [(0, len(norm), _read_back(norm, name)) for name in whole]
+    blocks = [(0, len(norm), reading) for name in whole for reading in _read_back(norm, name)]
+    if reads_words_reversed(norm[:SAMPLE]):     # (the words' order flipped: read whole)
+        blocks.append((0, len(norm), words_reversed(norm)))
     found = _CIPHER_AC.find_matches_as_indexes(text.spaced, overlapping=True)
     if len(found) < 3:
         return blocks
@@ -740,7 +759,8 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
         if name in whole:
             continue                        # (read back whole already)
         if plain <= (len(starts) - 1) // 3:
-            blocks.append((0, len(norm), _read_back(norm, name)))   # the whole text reads so
+            blocks.extend((0, len(norm), reading)               # the whole text reads so
+                          for reading in _read_back(norm, name))
             continue
         starts.sort()
         first = last = None
@@ -753,7 +773,8 @@ def _cipher_lines(norm: str, text: _Letters) -> list[tuple[int, int, str]]:
                 last = end
             at = after
         if first is not None and last is not None:
-            blocks.append((first, last, _read_back(norm[first:last], name)))
+            blocks.extend((first, last, reading)
+                          for reading in _read_back(norm[first:last], name))
     return blocks
 
 

@@ -98,11 +98,14 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
                 repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
                 normalise._PARENTHESIZED_RE.pattern])),
-            # which way a text reads: the telling letter pairs and the decision's bounds
+            # which way a text reads: the telling letter pairs and the decision's bounds; its
+            # word order, by where sentences start and end (each word backwards read so too)
             ("~direction", "", " ".join([
                 hashlib.sha256(direction.DIRECTION_PATH.read_bytes()).hexdigest(),
                 repr((direction.PAIRS, direction.FIRST, direction.BACKWARDS_RATIO,
-                      direction.MIN_REVERSED, direction.MIN_LETTERS, direction.SAMPLE))])))
+                      direction.MIN_REVERSED, direction.MIN_LETTERS, direction.SAMPLE)),
+                "word-order", direction._END_RE.pattern, direction._WORD_RE.pattern,
+                direction._AFTER_END_RE.pattern, direction._FIRST_END_RE.pattern])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
