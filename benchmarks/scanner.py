@@ -190,6 +190,10 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "letters dotted": _spread("."),
     "letters hyphenated": _spread("-"),
     "combining marks (Zalgo)": _zalgo,
+    # (each character on a line of its own: a space as a line holding one, a line break as an
+    # empty line)
+    "one letter per line": lambda t: "\n".join(cluster if cluster != "\n" else ""
+                                               for cluster in _CLUSTER_RE.findall(t)),
     "leetspeak": lambda t: t.translate(_LEET),
     "fullwidth": lambda t: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in t),
     "mathematical bold": lambda t: _letters(t, 0x1D41A, 0x1D400),

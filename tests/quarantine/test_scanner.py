@@ -1144,6 +1144,9 @@ class TestHostileInput:
         "a." * 500_000, "a.b.c.d\n" * 120_000, "e\u0336\u0317" * 300_000,
         "é\u0336 a\n" * 150_000, "ɐ" * 1_000_000, "ǝɹouƃI ll∀\n" * 90_000, "ht " * 330_000,
         "令指的前之略忽" * 140_000,
+        # the word order and one letter per line (fifth session)
+        "ends. word " * 100_000, "Word. " * 170_000, "x\n" * 500_000, "xy\n" * 330_000,
+        ("a\n" * 7 + "b" * 40 + "\n") * 18_000, "snoitcurtsni. lla erongI " * 40_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.perf_counter()

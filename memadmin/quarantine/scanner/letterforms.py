@@ -1,10 +1,11 @@
 """Step 4 of a scan, continued: letters written in other forms, read back as plain letters.
 
-Three ways past filters that match words, each undone by construction (issue 19): letters
-split by a separator ("I.g.n.o.r.e", "i-g-n-o-r-e"), letters under stacked combining marks
-("Zalgo": "Í̶g̶n̶ó̶r̶é̶"), and text turned upside down ("ǝɹouƃI", each character turned half a
-circle and the text read from its end). Each passage found is read back and judged as plain
-text is (``decoded_blocks``, then PI-ENCODED-1 if a rule or the model matches the reading).
+Four ways past filters that match words, each undone by construction (issue 19): letters
+split by a separator ("I.g.n.o.r.e", "i-g-n-o-r-e"), one letter per line, letters under
+stacked combining marks ("Zalgo": "Í̶g̶n̶ó̶r̶é̶"), and text turned upside down ("ǝɹouƃI", each
+character turned half a circle and the text read from its end). Each passage found is read
+back and judged as plain text is (``decoded_blocks``, then PI-ENCODED-1 if a rule or the model
+matches the reading).
 Letters spaced out ("I g n o r e") are an encoded kind of their own (``encodings``).
 """
 
@@ -97,6 +98,41 @@ def _separated(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
 
 def _joined(match: re.Match[str]) -> str:
     return match.group().translate(_SEPARATOR_DROP)
+
+
+# ---------------------------------------------------------------------------------------------
+# One letter per line ("I\ng\nn\no\nr\ne"): a run of short lines, most (``VERTICAL_SHARE``)
+# of those not empty one character long (a character the scan spells out, "…" as "...", an
+# emoji with its joiners, may take a few), with ``MIN_CODES`` letters at least, read as one
+# line of their characters. Between words a writer puts a line holding a space or an empty
+# line: where the run has lines holding a space, its empty lines are line breaks; where it has
+# none, they are the spaces. The hint: three lines of one character in a row (a line break
+# first: the engine skips to those).
+VERTICAL_SHARE = 0.8
+_VERTICAL_HINT_RE = re.compile(r"\n[^\n]\n[^\n]\n[^\n]\n")
+_VERTICAL_RE = re.compile(r"(?:^|(?<=\n))(?:[^\n]{0,4}\n){7,}[^\n]{0,4}(?![^\n])")
+
+
+def _vertical(norm: str) -> list[tuple[int, int, str]]:
+    if _VERTICAL_HINT_RE.search(norm) is None:
+        return []
+    blocks = []
+    for run in _VERTICAL_RE.finditer(norm):
+        text = run.group()
+        lines = [line for line in text.split("\n") if line]
+        if (len(_LETTER_RE.findall(text)) >= MIN_CODES
+                and sum(len(line) == 1 for line in lines) >= VERTICAL_SHARE * len(lines)):
+            gap = "\n" if "\n \n" in f"\n{text}\n" else " "
+            start = run.start()
+            # (the first letter may end the line before, after a space: "Note: I\ng\nn...")
+            if start >= 3 and norm[start - 3] == " " and not norm[start - 2].isspace():
+                start -= 2
+                text = norm[start] + text
+            blocks.append((start, run.end(), "".join(
+                character or gap for character in text.split("\n"))))
+            if len(blocks) >= MAX_BLOCKS:
+                break
+    return blocks
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +240,7 @@ def letterform_blocks(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str
     """``(start, end, reading)`` of each passage of ``norm`` written in one of the forms above
     (one per form, at most ``MAX_BLOCKS`` in all). ``ascii_bytes``: ``norm`` as ASCII bytes,
     any other character as "?" (indices agree)."""
-    found = _separated(norm, ascii_bytes)
+    found = _separated(norm, ascii_bytes) + _vertical(norm)
     if ascii_bytes.count(b"?") >= MIN_CODES:   # (marks and turned letters are not ASCII)
         others = non_ascii(norm)               # (a few characters, searched instead of all)
         found += _marked(norm, ascii_bytes, others) + _turned(norm, others)

@@ -88,8 +88,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
                    # the words that give ROT13 and the other ciphers away, and Morse's letters
                    encodings._COMMON_WORDS, repr(sorted(encodings._MORSE.items()))])),
-            # letters split by a separator, under stacked marks, upside down; letters NFKC
-            # leaves alone or spells out (issue 19, 2026-12-06)
+            # letters split by a separator, one per line, under stacked marks, upside down;
+            # letters NFKC leaves alone or spells out (issue 19, 2026-12-06)
             ("~letter-forms", "", " ".join([
                 letterforms._SEPARATED_RE.pattern, letterforms._RUN_RE.pattern,
                 letterforms._SEPARATORS, repr(letterforms._SEPARATED_HINT),
@@ -97,7 +97,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 letterforms._PRECOMPOSED_RE.pattern, repr(letterforms.MARKED_SHARE),
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
                 repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
-                normalise._PARENTHESIZED_RE.pattern])),
+                normalise._PARENTHESIZED_RE.pattern, letterforms._VERTICAL_HINT_RE.pattern,
+                letterforms._VERTICAL_RE.pattern, repr(letterforms.VERTICAL_SHARE)])),
             # which way a text reads: the telling letter pairs and the decision's bounds; its
             # word order, by where sentences start and end (each word backwards read so too)
             ("~direction", "", " ".join([
