@@ -3,10 +3,11 @@
 Base64 (and base64url, URL-quoted base64, the lines of a wrapped block), base32, hex (plain,
 spaced, ``\\x``, ``0x``, wrapped), URL percent-escapes and form encoding ("+" for a space),
 HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), binary, decimal and octal
-character codes, Morse code, letters spaced out (split by other separators, under stacked
-marks or upside down: ``letterforms``),
-ROT13 (found by its vowels, in any language written in Latin letters) and leetspeak (digits for
-letters, by its words). Each kind has a cheap hint (a byte pattern that must occur) so that an
+character codes, Morse code, letters spaced out (split by other separators, one per line,
+under stacked marks or upside down: ``letterforms``), ROT13 (found by its vowels, in any
+language written in Latin letters), other Caesar shifts and Atbash, text written backwards or
+with its words in reverse order (``direction``) and leetspeak (digits for letters, by its
+words). Each kind has a cheap hint (a byte pattern that must occur) so that an
 ordinary text costs a few ``bytes`` searches.
 A block of escapes takes in the plain characters right before its first escape
 ("Disreg%61rd"); a ROT13 passage is its lines (or, inside a line of plain text, the words
