@@ -114,13 +114,14 @@ _VERTICAL_RE = re.compile(r"(?:^|(?<=\n))(?:[^\n]{0,4}\n){7,}[^\n]{0,4}(?![^\n])
 
 
 def _vertical(norm: str) -> list[tuple[int, int, str]]:
+    """The runs of ``norm`` written one letter per line, each read as one line."""
     if _VERTICAL_HINT_RE.search(norm) is None:
         return []
     blocks = []
     for run in _VERTICAL_RE.finditer(norm):
         text = run.group()
         lines = [line for line in text.split("\n") if line]
-        if (len(_LETTER_RE.findall(text)) >= MIN_CODES
+        if (sum(map(str.isalpha, text)) >= MIN_CODES
                 and sum(len(line) == 1 for line in lines) >= VERTICAL_SHARE * len(lines)):
             gap = "\n" if "\n \n" in f"\n{text}\n" else " "
             start = run.start()
