@@ -120,17 +120,17 @@ def _vertical(norm: str) -> list[tuple[int, int, str]]:
     blocks = []
     for run in _VERTICAL_RE.finditer(norm):
         text = run.group()
-        lines = [line for line in text.split("\n") if line]
+        lines = text.split("\n")
+        filled = [line for line in lines if line]
         if (sum(map(str.isalpha, text)) >= MIN_CODES
-                and sum(len(line) == 1 for line in lines) >= VERTICAL_SHARE * len(lines)):
-            gap = "\n" if "\n \n" in f"\n{text}\n" else " "
+                and sum(len(line) == 1 for line in filled) >= VERTICAL_SHARE * len(filled)):
+            gap = "\n" if " " in filled else " "
             start = run.start()
             # (the first letter may end the line before, after a space: "Note: I\ng\nn...")
             if start >= 3 and norm[start - 3] == " " and not norm[start - 2].isspace():
                 start -= 2
-                text = norm[start] + text
-            blocks.append((start, run.end(), "".join(
-                character or gap for character in text.split("\n"))))
+                lines[0] = norm[start] + lines[0]
+            blocks.append((start, run.end(), "".join(line or gap for line in lines)))
             if len(blocks) >= MAX_BLOCKS:
                 break
     return blocks
