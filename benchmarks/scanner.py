@@ -22,6 +22,7 @@ With ``BENCH_SUMMARY=<file>`` it also appends JSON lines for the lead's summary 
 from __future__ import annotations
 
 import base64
+import binascii
 import codecs
 import json
 import os
@@ -142,6 +143,45 @@ def _upside_down(text: str) -> str:
     return "".join(reversed(_CLUSTER_RE.findall(text.translate(_UPSIDE_DOWN))))
 
 
+_NATO = dict(zip("abcdefghijklmnopqrstuvwxyz", [
+    "Alfa", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India",
+    "Juliett", "Kilo", "Lima", "Mike", "November", "Oscar", "Papa", "Quebec", "Romeo",
+    "Sierra", "Tango", "Uniform", "Victor", "Whiskey", "Xray", "Yankee", "Zulu"], strict=True))
+def _mime_q(text: str) -> str:
+    """MIME encoded words, Q encoding (RFC 2047): a space as "_", a letter or digit as it
+    is, any other byte as "=XX"; a word of at most 75 characters, the next on a folded line
+    (``email.header`` would drop the text's own line breaks: a header holds none)."""
+    pieces = [chr(b) if chr(b).isalnum() and b < 128 else "_" if b == 32 else f"={b:02X}"
+              for b in text.encode()]
+    words, word = [], ""
+    for piece in pieces:
+        if len(word) + len(piece) > 75 - len("=?utf-8?q??="):
+            words.append(word)
+            word = ""
+        word += piece
+    return "\r\n ".join(f"=?utf-8?q?{word}?=" for word in [*words, word])
+
+
+_BRAILLE = dict(zip("abcdefghijklmnopqrstuvwxyz,;:.!?'-/",
+                    "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠂⠆⠒⠲⠖⠦⠄⠤⠌", strict=True))
+_BRAILLE_DIGITS = dict(zip("1234567890", "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", strict=True))
+
+
+def _braille(text: str) -> str:
+    """English braille, grade 1: a capital sign before each capital, a number sign before a
+    run of digits; a character braille has no cell for here stays as it is."""
+    out = []
+    for i, c in enumerate(text):
+        if c in _BRAILLE_DIGITS:
+            out.append(_BRAILLE_DIGITS[c] if i and text[i - 1] in _BRAILLE_DIGITS
+                       else "⠼" + _BRAILLE_DIGITS[c])
+        elif c.lower() in _BRAILLE and c.isalpha() and c.isupper():
+            out.append("⠠" + _BRAILLE[c.lower()])
+        else:
+            out.append(_BRAILLE.get(c, c))
+    return "".join(out)
+
+
 def _zalgo(text: str) -> str:
     return "".join(c + _MARKS[i % len(_MARKS)] if c.isalpha() else c
                    for i, c in enumerate(text))
@@ -205,6 +245,21 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "small capitals": lambda t: t.lower().translate(_SMALL_CAPITALS),
     "regional indicators": lambda t: "".join(chr(0x1F1E6 + ord(c) - 97) if "a" <= c <= "z"
                                              else c for c in t.lower()),
+    # (mail and file transfer: scanner.transfer)
+    "quoted-printable": lambda t: binascii.b2a_qp(t.encode(), quotetabs=True).decode(),
+    "quoted-printable, every byte": lambda t: "".join(f"={b:02X}" for b in t.encode()),
+    "MIME encoded word, Q": _mime_q,
+    "MIME encoded word, B": lambda t: "=?UTF-8?B?" + _b64(t) + "?=",
+    "uuencode": lambda t: "begin 644 note.txt\n" + "".join(
+        binascii.b2a_uu(t.encode()[i:i + 45]).decode() for i in range(0, len(t.encode()), 45))
+        + "`\nend",
+    "uuencode, lines only": lambda t: "".join(
+        binascii.b2a_uu(t.encode()[i:i + 45]).decode() for i in range(0, len(t.encode()), 45)),
+    "Ascii85": lambda t: base64.a85encode(t.encode()).decode(),
+    "Ascii85, Adobe, wrapped": lambda t: base64.a85encode(t.encode(), adobe=True,
+                                                          wrapcol=76).decode(),
+    "base85": lambda t: base64.b85encode(t.encode()).decode(),
+    "braille": _braille,
     "tag characters": lambda t: "Nice weather." + "".join(
         chr(0xE0000 + ord(c)) if ord(c) < 128 else c for c in t),
     "invisible operators as bits": lambda t: "Nice weather." + _bits(t, "\u2062", "\u2063"),
@@ -219,6 +274,12 @@ PARTLY: dict[str, Callable[[str], str]] = {
     # with capitals and a text with a sentence's end; and a harmless text so written is
     # another text (a quoted order comes before its quotation mark and its context)
     "words in reverse order": lambda t: " ".join(reversed(t.split(" "))),
+    # the NATO spelling alphabet carries letters only (no case, digit or mark); words apart by
+    # " / ", or run together as an encoder that drops the spaces writes them (read as one
+    # word: the model's character grams may weigh it, no rule reads it)
+    "NATO spelling, words apart": lambda t: " / ".join(
+        " ".join(_NATO[c] for c in word if c in _NATO) for word in t.lower().split()),
+    "NATO spelling, run together": lambda t: " ".join(_NATO[c] for c in t.lower() if c in _NATO),
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),
 }

@@ -394,10 +394,10 @@ def test_the_normalisation_shortcuts_agree_with_their_plain_forms() -> None:
 
 
 def test_the_blocks_found_from_byte_classes_are_the_pattern_s_matches() -> None:
-    """The base64 and spaced-hex blocks are tried only where the text as byte classes shows
-    one can start (``encodings._class_matches``): the same matches as ``finditer``, and the
-    same candidate blocks as without any hint."""
-    from memadmin.quarantine.scanner import encodings
+    """The base64, spaced-hex and Ascii85 blocks (runs of printable ASCII) are tried only
+    where the text as byte classes shows one can start (``encodings._class_matches``): the
+    same matches as ``finditer``, and the same blocks as without any hint."""
+    from memadmin.quarantine.scanner import encodings, transfer
 
     hexy = ["a0", "Ff", "9c", " ", ":", " a0", ":ff", " 1B", "g", "x", "é", "  ", "\n"]
     b64y = ["a", "Z", "0", "+", "/", "-", "_", "=", "==", " ", "é", "?", ".", "abcdefgh", "QUJD"]
@@ -409,7 +409,7 @@ def test_the_blocks_found_from_byte_classes_are_the_pattern_s_matches() -> None:
         norm = "".join(rng.choice(common if rng.random() < 0.9 else pieces)
                        for _ in range(rng.randint(0, 90)))
         data = b" " + norm.encode("ascii", "replace")
-        for pattern in (encodings._B64_RE, encodings._SPACED_HEX_RE):
+        for pattern in (encodings._B64_RE, encodings._SPACED_HEX_RE, transfer.TOKEN_RE):
             expected = [m.span() for m in pattern.finditer(norm)]
             assert [m.span() for m in encodings._class_matches(pattern, norm, data)] == expected
             found += bool(expected)

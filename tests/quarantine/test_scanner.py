@@ -1147,6 +1147,11 @@ class TestHostileInput:
         # the word order and one letter per line (fifth session)
         "ends. word " * 100_000, "Word. " * 170_000, "x\n" * 500_000, "xy\n" * 330_000,
         ("a\n" * 7 + "b" * 40 + "\n") * 18_000, "snoitcurtsni. lla erongI " * 40_000,
+        # the encodings of mail and file transfer, braille, the NATO alphabet (sixth session)
+        "=41" * 330_000, "=41 =\n" * 170_000, "a=41b " * 170_000, "=?utf-8?q?a?= " * 70_000,
+        "<~" + "a" * 1_000_000, "<~a" * 330_000, "!" * 1_000_000, "!u" * 500_000,
+        ("M" + "!" * 60 + "\n") * 16_000, "AAAAAAAAAA\n" * 90_000, "⠁" * 1_000_000,
+        "⠠⠼" * 500_000, "Alfa " * 200_000, "India Golf Oscar " * 60_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.perf_counter()

@@ -1,9 +1,10 @@
 """Step 4 of a scan, continued: letters written in other forms, read back as plain letters.
 
-Four ways past filters that match words, each undone by construction (issue 19): letters
+Six ways past filters that match words, each undone by construction (issue 19): letters
 split by a separator ("I.g.n.o.r.e", "i-g-n-o-r-e"), one letter per line, letters under
-stacked combining marks ("Zalgo": "Í̶g̶n̶ó̶r̶é̶"), and text turned upside down ("ǝɹouƃI", each
-character turned half a circle and the text read from its end). Each passage found is read
+stacked combining marks ("Zalgo": "Í̶g̶n̶ó̶r̶é̶"), text turned upside down ("ǝɹouƃI", each
+character turned half a circle and the text read from its end), braille ("⠠⠊⠛⠝⠕⠗⠑") and the
+NATO spelling alphabet ("India Golf November Oscar Romeo Echo"). Each passage found is read
 back and judged as plain text is (``decoded_blocks``, then PI-ENCODED-1 if a rule or the model
 matches the reading).
 Letters spaced out ("I g n o r e") are an encoded kind of their own (``encodings``).
@@ -14,7 +15,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import ahocorasick_rs
+
 from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MIN_CODES
+from memadmin.quarantine.scanner.words import split_run
 from memadmin.quarantine.text import line_at, non_ascii
 
 # ---------------------------------------------------------------------------------------------
@@ -237,12 +241,116 @@ def _turned(norm: str, others: str) -> list[tuple[int, int, str]]:
     return [(first, last, text.translate(_READ_TURNED)[::-1])]
 
 
+# ---------------------------------------------------------------------------------------------
+# Braille: the cells of Unicode's Braille Patterns block (U+2800-28FF) as the letters of
+# English braille, grade 1 (the same 26 cells in every Latin-script braille), with the capital
+# sign (twice: the whole word), the number sign (the letters a-j as digits, to the word's end)
+# and the common punctuation; a cell of no such meaning stays as it is, and so does any other
+# character. Read from the first line with a cell to the last: no ordinary text writes them
+# for anything else, and two are a word ("⠠⠁⠠⠊", "AI", inside a Japanese sentence).
+_BRAILLE_LETTERS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵", "abcdefghijklmnopqrstuvwxyz",
+                            strict=True))
+_BRAILLE_DIGITS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", "1234567890", strict=True))
+_BRAILLE_MARKS = dict(zip("⠂⠆⠒⠲⠖⠦⠄⠤⠌⠶⠰", ",;:.!?'-/(;", strict=True))
+_CAPITAL, _NUMBER = "⠠", "⠼"
+_BRAILLE_RE = re.compile("[\u2800-\u28ff]")
+
+
+def _read_braille(text: str) -> str:
+    out: list[str] = []
+    capitals = 0        # capital signs before this letter (two: the rest of the word)
+    number = False
+    for cell in text:
+        if cell == _CAPITAL:                 # (a capital ends a number: "7B", "%7Bmemory")
+            capitals += 1
+            number = False
+        elif cell == _NUMBER:
+            number = True
+        elif number and cell in _BRAILLE_DIGITS:
+            out.append(_BRAILLE_DIGITS[cell])
+        elif (letter := _BRAILLE_LETTERS.get(cell)) is not None:
+            out.append(letter.upper() if capitals else letter)
+            capitals = capitals if capitals > 1 else 0
+            number = False
+        else:
+            capitals, number = 0, False
+            out.append(_BRAILLE_MARKS.get(cell, cell))
+    return "".join(out)
+
+
+def _braille(norm: str, others: str) -> list[tuple[int, int, str]]:
+    if _BRAILLE_RE.search(others) is None:
+        return []
+    first = last = -1
+    start = 0
+    for line in norm.split("\n"):
+        end = start + len(line)
+        if _BRAILLE_RE.search(line):
+            first = start if first < 0 else first
+            last = end
+        start = end + 1
+    if first < 0:
+        return []
+    return [(first, last, _read_braille(norm[first:last]))]
+
+
+# ---------------------------------------------------------------------------------------------
+# The NATO spelling alphabet ("India Golf November Oscar Romeo Echo"): a run of ``MIN_CODES``
+# code words or more, each a whole word, apart by spaces, commas or hyphens, is read as its
+# letters (lower-case: the code has no capitals); "/", "|", a line break, a full stop or two
+# spaces between two code words is a space. An encoder that drops the spaces leaves the
+# words run together ("ignoreallprevious"): a run without a space is split into the words it
+# most likely is (``words``).
+_NATO = {"alfa": "a", "alpha": "a", "bravo": "b", "charlie": "c", "delta": "d", "echo": "e",
+         "foxtrot": "f", "golf": "g", "hotel": "h", "india": "i", "juliett": "j", "juliet": "j",
+         "kilo": "k", "lima": "l", "mike": "m", "november": "n", "oscar": "o", "papa": "p",
+         "quebec": "q", "romeo": "r", "sierra": "s", "tango": "t", "uniform": "u",
+         "victor": "v", "whiskey": "w", "whisky": "w", "xray": "x", "x-ray": "x",
+         "yankee": "y", "zulu": "z"}
+_NATO_KEYS = sorted(_NATO, key=len, reverse=True)
+_NATO_AC = ahocorasick_rs.BytesAhoCorasick(
+    [key.encode() for key in _NATO_KEYS], matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+_NATO_GAP_RE = re.compile(r"[ \t,;/|.\n-]{1,8}")
+_NATO_BREAK_RE = re.compile(r"[/|.\n]|  ")
+
+
+def _nato(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+    lower = ascii_bytes.lower()
+    found = _NATO_AC.find_matches_as_indexes(lower)
+    if len(found) < MIN_CODES:
+        return []
+    runs: list[list[tuple[int, int, str]]] = []
+    run: list[tuple[int, int, str]] = []
+    for number, start, end in found:
+        if ((start and lower[start - 1:start].isalpha())
+                or lower[end:end + 1].isalpha()):
+            continue                          # inside a longer word ("echoes", "Papadopoulos")
+        if run and not _NATO_GAP_RE.fullmatch(norm, run[-1][1], start):
+            if len(run) >= MIN_CODES:
+                runs.append(run)
+            run = []
+        run.append((start, end, _NATO[_NATO_KEYS[number]]))
+    if len(run) >= MIN_CODES:
+        runs.append(run)
+    blocks = []
+    for run in runs[:MAX_BLOCKS]:
+        letters = [run[0][2]]
+        for (_, end, _letter), (start, _end, letter) in zip(run, run[1:], strict=False):
+            letters.append(" " + letter if _NATO_BREAK_RE.search(norm, end, start) else letter)
+        reading = "".join(letters)
+        blocks.append((run[0][0], run[-1][1],
+                       reading if " " in reading else split_run(reading)))
+    return blocks
+
+
 def letterform_blocks(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
     """``(start, end, reading)`` of each passage of ``norm`` written in one of the forms above
     (one per form, at most ``MAX_BLOCKS`` in all). ``ascii_bytes``: ``norm`` as ASCII bytes,
     any other character as "?" (indices agree)."""
-    found = _separated(norm, ascii_bytes) + _vertical(norm)
-    if ascii_bytes.count(b"?") >= MIN_CODES:   # (marks and turned letters are not ASCII)
-        others = non_ascii(norm)               # (a few characters, searched instead of all)
-        found += _marked(norm, ascii_bytes, others) + _turned(norm, others)
+    found = _separated(norm, ascii_bytes) + _vertical(norm) + _nato(norm, ascii_bytes)
+    if b"?" in ascii_bytes:                    # (braille, marks and turned letters are not
+        others = non_ascii(norm)               # ASCII: a few characters, searched, not all)
+        if ascii_bytes.count(b"?") >= MIN_CODES:
+            found += _marked(norm, ascii_bytes, others) + _turned(norm, others)
+        found += _braille(norm, others)
     return found[:MAX_BLOCKS]

@@ -12,6 +12,8 @@ from memadmin.quarantine.scanner import (
     limits,
     mentions,
     normalise,
+    transfer,
+    words,
 )
 from memadmin.quarantine.scanner.rules import (
     buried,
@@ -98,7 +100,18 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
                 repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
                 normalise._PARENTHESIZED_RE.pattern, letterforms._VERTICAL_HINT_RE.pattern,
-                letterforms._VERTICAL_RE.pattern, repr(letterforms.VERTICAL_SHARE)])),
+                letterforms._VERTICAL_RE.pattern, repr(letterforms.VERTICAL_SHARE),
+                repr(sorted(letterforms._BRAILLE_LETTERS.items())),
+                repr(sorted(letterforms._BRAILLE_MARKS.items())),
+                repr(sorted(letterforms._NATO.items())), letterforms._NATO_GAP_RE.pattern,
+                letterforms._NATO_BREAK_RE.pattern,
+                hashlib.sha256(words.WORDS_PATH.read_bytes()).hexdigest(),
+                repr((words.MAX_WORD, words.MAX_RUN))])),
+            # the encodings of mail and file transfer (their patterns are in "~decoders-2"):
+            # what makes a run of printable ASCII or of capitals a candidate
+            ("~transfer", "", " ".join([
+                transfer._UU_HINT.decode(), repr(transfer._HEAD), transfer._SOFT_BREAK_RE.pattern,
+                "latin-1 fallback"])),
             # which way a text reads: the telling letter pairs and the decision's bounds; its
             # word order, by where sentences start and end (each word backwards read so too)
             ("~direction", "", " ".join([
