@@ -1,9 +1,9 @@
 """The prompt-injection scanner: explainable rules over text an agent is about to remember.
 
 The package: ``normalise`` (steps 1-2), ``index`` (the compiled rules and the word-start index,
-step 3), ``encodings``, ``letterforms`` and ``direction`` (step 4), ``rules/`` (one module of
-rule data per family, the rule-set version in ``rules/__init__``), ``spec`` (the rule
-language), ``limits``. The engine is below.
+step 3), ``encodings``, ``transfer``, ``letterforms``, ``direction`` and ``words`` (step 4),
+``rules/`` (one module of rule data per family, the rule-set version in ``rules/__init__``),
+``spec`` (the rule language), ``limits``. The engine is below.
 
 Pure Python (no Django, no database), called inside the write transaction, so it is cheap and
 linear-time. ``scan(text)`` runs, cheapest first:
@@ -24,8 +24,9 @@ linear-time. ``scan(text)`` runs, cheapest first:
    only at those places (or, where its anchors are everywhere, by the regex engine's search).
    So a long ordinary text costs one index and a few regex matches.
 4. Encoded blocks (base64/base64url, hex, ``\\x``, ``0x``, URL escapes, HTML entities, ``\\u``
-   escapes, character codes, ROT13 and the other letter ciphers: ``encodings``; letters split
-   by a separator, under stacked marks or upside down: ``letterforms``; text written
+   escapes, character codes, ROT13 and the other letter ciphers: ``encodings``; the
+   encodings of mail and file transfer: ``transfer``; letters split by a separator, under
+   stacked marks, upside down, in braille or the NATO alphabet: ``letterforms``; text written
    backwards, by its letter pairs: ``direction``; at most ``MAX_BLOCKS`` blocks,
    ``MAX_DECODED`` bytes each, ``MAX_DEPTH`` levels) that decode to mostly printable UTF-8
    are rescanned; a match inside yields a ``PI-ENCODED-1`` span covering the whole block. A
