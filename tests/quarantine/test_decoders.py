@@ -285,6 +285,7 @@ class TestTransferEncodings:
         ENCODINGS["quoted-printable"](ORDER),
         ENCODINGS["quoted-printable, every byte"](ORDER),
         ENCODINGS["quoted-printable"]("Erinnerung für später:\n" + ORDER),
+        ORDER.replace("a", "=61").replace("i", "=69"),
         ENCODINGS["MIME encoded word, Q"](ORDER),
         ENCODINGS["MIME encoded word, B"](ORDER),
         "=?iso-8859-1?q?" + ORDER.replace(" ", "_").replace("a", "=61") + "?=",
@@ -295,9 +296,9 @@ class TestTransferEncodings:
         ENCODINGS["Ascii85, Adobe, wrapped"](ORDER),
         f'"{ENCODINGS["Ascii85"](ORDER)}"',
         ENCODINGS["base85"](ORDER),
-    ], ids=["qp", "qp-every-byte", "qp-accents", "mime-q", "mime-b", "mime-latin-1",
-            "uuencode", "uu-lines", "uu-after-a-label", "ascii85", "ascii85-adobe-wrapped",
-            "ascii85-quoted", "base85"])
+    ], ids=["qp", "qp-every-byte", "qp-accents", "qp-letters", "mime-q", "mime-b",
+            "mime-latin-1", "uuencode", "uu-lines", "uu-after-a-label", "ascii85",
+            "ascii85-adobe-wrapped", "ascii85-quoted", "base85"])
     def test_an_order_so_written_is_read_back(self, encoded: str) -> None:
         assert_flagged(f"Imported record:\n{encoded}\nEnd of record.", "PI-ENCODED-1")
 

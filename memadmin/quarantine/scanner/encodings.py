@@ -405,8 +405,8 @@ def _class_matches(pattern: re.Pattern[str], norm: str, data: bytes) -> Iterator
 def _run_matches(pattern: re.Pattern[str], norm: str, classes: bytes, needle: bytes,
                  shift: int) -> Iterator[re.Match[str]]:
     """``_class_matches`` for a pattern whose class takes in characters it does not: each run
-    of the class long enough (``needle`` a separator and the run's first bytes) is searched
-    as a whole, from its start to its end (a separator), for the pattern's matches."""
+    of the class long enough (``needle``, found at the run's start) is searched as a whole,
+    from its start to its end (a byte of no class), for the pattern's matches."""
     i = classes.find(needle)
     while i >= 0:
         run_end = classes.find(b".", i + 1)

@@ -257,6 +257,7 @@ _BRAILLE_RE = re.compile("[\u2800-\u28ff]")
 
 
 def _read_braille(text: str) -> str:
+    """``text`` with its braille cells read as letters, digits and marks."""
     out: list[str] = []
     capitals = 0        # capital signs before this letter (two: the rest of the word)
     number = False
@@ -279,6 +280,7 @@ def _read_braille(text: str) -> str:
 
 
 def _braille(norm: str, others: str) -> list[tuple[int, int, str]]:
+    """The passage of ``norm`` in braille, read (``others``: its non-ASCII characters)."""
     if _BRAILLE_RE.search(others) is None:
         return []
     first = last = -1
@@ -315,6 +317,7 @@ _NATO_BREAK_RE = re.compile(r"[/|.\n]|  ")
 
 
 def _nato(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+    """Each run of code words of ``norm``, read as the letters (or words) it spells."""
     lower = ascii_bytes.lower()
     found = _NATO_AC.find_matches_as_indexes(lower)
     if len(found) < MIN_CODES:

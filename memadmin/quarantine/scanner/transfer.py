@@ -41,16 +41,15 @@ MIME_RE = re.compile(rf"{_WORD}(?:\s{{0,8}}{_WORD})*")
 MIME_HINT = re.compile(rb"=\?[A-Za-z0-9_.:+*-]{1,60}\?[BbQq]\?").search
 
 # -- Ascii85 and base85: a run of printable ASCII (``MIN_B64`` characters at least) between
-# spaces, line breaks or the text's ends (found through ``encodings._BY_CLASSES``)
-# Adobe's form, which may be wrapped
-ADOBE_RE = re.compile(r"<~[!-uz\s]{8,}~>")
-ADOBE_HINT = re.compile(rb"<~[!-uz]{5}").search
+# spaces, line breaks or the text's ends (found through ``encodings._BY_CLASSES``), and
+# Adobe's form of Ascii85, which may be wrapped
 TOKEN_RE = re.compile(rf"(?<![!-~])[!-~]{{{MIN_B64},}}(?![!-~])")
 TOKEN_CLASSES = (bytes(range(0x21, 0x7F)),)
+ADOBE_RE = re.compile(r"<~[!-uz\s]{8,}~>")
+ADOBE_HINT = re.compile(rb"<~[!-uz]{5}").search
 _A85 = frozenset(chr(c) for c in range(0x21, 0x76)) | {"z"}
 _B85 = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                  "!#$%&()*+-;<=>?@^_`{|}~")
-_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-%")
 _HEAD = 10          # characters decoded first (two groups: eight bytes)
 _NOT_BASE64_RE = re.compile(r"[^A-Za-z0-9+/=_%-]")
 _NOT_A85_RE = re.compile(r"[v-y{|}~]")
@@ -98,22 +97,30 @@ def _text(data: bytes, legacy: bool = False) -> str | None:
 
 
 _QP_HEX_RE = re.compile(r"=([0-9A-F]{2})")
+_SPACE_RE = re.compile(r"\s")
+_SMALL_RE = re.compile(r"[a-z]")
 # what a quoted-printable encoder escapes: "=", white space, control and non-ASCII bytes
 _QP_ESCAPED = frozenset([*range(0x20), 0x20, 0x3D, *range(0x7F, 0x100)])
 
 
 def _quoted_printable(block: str) -> bool:
     """Whether a block's escapes are those of quoted-printable: a soft line break, mostly
-    bytes an encoder must or may escape, or every byte escaped. A run of Ascii85 holds a few
-    "=" escapes by chance ("=3A", "=6F"), of letters and marks that need none."""
+    bytes an encoder must or may escape, every byte escaped, or escapes apart by words in
+    small letters ("Ign=6Fre all prev=69ous": letters escaped to get past a filter). Ascii85
+    and uuencode hold a few "=" escapes by chance ("=3A", "=6F"), of letters and marks: with
+    no space between in Ascii85, and no small letter in uuencode."""
     if _SOFT_BREAK_RE.search(block):
         return True
-    codes = [int(code, 16) for code in _QP_HEX_RE.findall(block)]
-    natural = sum(code in _QP_ESCAPED for code in codes)
-    return natural * 2 >= len(codes) or len(codes) * 3 * 2 >= len(block)
+    escapes = list(_QP_HEX_RE.finditer(block))
+    between = block[escapes[0].end():escapes[-1].start()]
+    if _SPACE_RE.search(between) and _SMALL_RE.search(between):
+        return True
+    natural = sum(int(escape[1], 16) in _QP_ESCAPED for escape in escapes)
+    return natural * 2 >= len(escapes) or len(escapes) * 3 * 2 >= len(block)
 
 
 def decode_qp(block: str) -> str | None:
+    """The text of a quoted-printable block (``QP_RE``), soft line breaks joined."""
     data = _SOFT_BREAK_RE.sub("", block[: MAX_DECODED * 3])
     try:
         raw = binascii.a2b_qp(data.encode("utf-8"))
@@ -124,6 +131,7 @@ def decode_qp(block: str) -> str | None:
 
 
 def decode_mime(block: str) -> str | None:
+    """The text of a run of MIME encoded words (``MIME_RE``), in the charsets they name."""
     try:
         header = email.header.make_header(email.header.decode_header(block[: MAX_DECODED * 2]))
         text = str(header)
@@ -210,6 +218,7 @@ def base85_like(token: str) -> bool:
 
 
 def decode85(token: str) -> str | None:
+    """The text of an Ascii85 or base85 run (``TOKEN_RE``, ``ADOBE_RE``)."""
     data = _decode85(token)
     return _text(data) if data else None
 
