@@ -147,6 +147,8 @@ _NATO = dict(zip("abcdefghijklmnopqrstuvwxyz", [
     "Alfa", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India",
     "Juliett", "Kilo", "Lima", "Mike", "November", "Oscar", "Papa", "Quebec", "Romeo",
     "Sierra", "Tango", "Uniform", "Victor", "Whiskey", "Xray", "Yankee", "Zulu"], strict=True))
+
+
 def _mime_q(text: str) -> str:
     """MIME encoded words, Q encoding (RFC 2047): a space as "_", a letter or digit as it
     is, any other byte as "=XX"; a word of at most 75 characters, the next on a folded line
@@ -274,9 +276,9 @@ PARTLY: dict[str, Callable[[str], str]] = {
     # with capitals and a text with a sentence's end; and a harmless text so written is
     # another text (a quoted order comes before its quotation mark and its context)
     "words in reverse order": lambda t: " ".join(reversed(t.split(" "))),
-    # the NATO spelling alphabet carries letters only (no case, digit or mark); words apart by
-    # " / ", or run together as an encoder that drops the spaces writes them (read as one
-    # word: the model's character grams may weigh it, no rule reads it)
+    # the NATO spelling alphabet carries Latin letters only (no case, digit, mark or other
+    # letter); words apart by " / ", or run together as an encoder that drops the spaces
+    # writes them (split into the likeliest words: scanner.words)
     "NATO spelling, words apart": lambda t: " / ".join(
         " ".join(_NATO[c] for c in word if c in _NATO) for word in t.lower().split()),
     "NATO spelling, run together": lambda t: " ".join(_NATO[c] for c in t.lower() if c in _NATO),

@@ -111,7 +111,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             # what makes a run of printable ASCII or of capitals a candidate
             ("~transfer", "", " ".join([
                 transfer._UU_HINT.decode(), repr(transfer._HEAD), transfer._SOFT_BREAK_RE.pattern,
-                "latin-1 fallback"])),
+                repr(sorted(transfer._QP_ESCAPED)), "latin-1 fallback",
+                "qp: escapes apart by words in small letters"])),
             # which way a text reads: the telling letter pairs and the decision's bounds; its
             # word order, by where sentences start and end (each word backwards read so too)
             ("~direction", "", " ".join([
