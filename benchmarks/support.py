@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -78,6 +80,30 @@ def record(benchmark: str, name: str, value: float, unit: str) -> None:
     with open(path, "a", encoding="utf-8") as out:
         out.write(json.dumps({"benchmark": benchmark, "name": name, "value": value,
                               "unit": unit}) + "\n")
+
+
+CORPUS = ROOT / "tests" / "data" / "injection"
+
+
+def corpus_tune_rows() -> list[dict[str, Any]]:
+    """Every row of the labelled corpus's tune split, malicious then benign, in file order
+    (``held`` rows are dropped as they are read)."""
+    rows = []
+    for name in ("malicious.jsonl", "benign.jsonl"):
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                if row["split"] == "tune":
+                    rows.append(row)
+    return rows
+
+
+def train_main(doc: str, path: Path, count: Any) -> None:
+    """A counting script's command line: write ``count()`` to the committed file at
+    ``path``, or with ``--check`` exit 1 if the file differs."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file differs")
+    write_or_check(path, count(), check=parser.parse_args().check)
 
 
 def write_or_check(path: Path, data: bytes, *, check: bool) -> None:

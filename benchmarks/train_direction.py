@@ -15,7 +15,6 @@ Deterministic (ties by the pair):
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import Counter
@@ -23,26 +22,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))   # (the tests load this module on its own)
+
+from support import corpus_tune_rows, train_main  # noqa: E402
 
 from memadmin.quarantine.scanner import direction  # noqa: E402
 from memadmin.quarantine.scanner.encodings import _letters_of  # noqa: E402
 from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 from memadmin.quarantine.text import non_ascii  # noqa: E402
 
-CORPUS = ROOT / "tests" / "data" / "injection"
 MIN_ASCII, MIN_OTHER = 50, 20
-
-
-def tune_texts() -> list[tuple[str, str]]:
-    """(language, text) of every tune item."""
-    texts = []
-    for name in ("malicious.jsonl", "benign.jsonl"):
-        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                if row["split"] == "tune":
-                    texts.append((row["lang"], row["text"]))
-    return texts
 
 
 def views(text: str) -> tuple[bytes, str]:
@@ -77,7 +66,8 @@ def telling(by_language: dict[str, Counter[str]], least: int) -> list[str]:
 def count() -> bytes:
     ascii_pairs: dict[str, Counter[str]] = {}
     other_pairs: dict[str, Counter[str]] = {}
-    for language, text in tune_texts():
+    for row in corpus_tune_rows():
+        language, text = row["lang"], row["text"]
         spaced, others = views(text)
         letters = spaced.decode("ascii")
         ascii_pairs.setdefault(language, Counter()).update(
@@ -89,12 +79,7 @@ def count() -> bytes:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file differs")
-    check = parser.parse_args().check
-    from support import write_or_check  # (here: the tests load this module on its own)
-
-    write_or_check(direction.DIRECTION_PATH, count(), check=check)
+    train_main(__doc__ or "", direction.DIRECTION_PATH, count)
 
 
 if __name__ == "__main__":

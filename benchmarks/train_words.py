@@ -12,7 +12,6 @@ of them. Deterministic (ties by the word):
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -21,31 +20,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))   # (the tests load this module on its own)
+
+from support import corpus_tune_rows, train_main  # noqa: E402
 
 from memadmin.quarantine.scanner import words  # noqa: E402
 from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 
-CORPUS = ROOT / "tests" / "data" / "injection"
 MIN_COUNT = 3
 WORDS = 12_000
 _WORD_RE = re.compile(r"(?<![A-Za-z])[a-z]+(?![A-Za-z])")
 
 
-def tune_texts() -> list[str]:
-    texts = []
-    for name in ("malicious.jsonl", "benign.jsonl"):
-        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                if row["split"] == "tune":
-                    texts.append(row["text"])
-    return texts
-
-
 def count() -> bytes:
     counts: Counter[str] = Counter()
-    for text in tune_texts():
-        lower = _normalise(text)[0].lower
+    for row in corpus_tune_rows():
+        lower = _normalise(row["text"])[0].lower
         counts.update(word for word in _WORD_RE.findall(lower)
                       if 2 <= len(word) <= words.MAX_WORD or word in ("a", "i"))
     ranked = sorted((-n, word) for word, n in counts.items() if n >= MIN_COUNT)
@@ -53,12 +43,7 @@ def count() -> bytes:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file differs")
-    check = parser.parse_args().check
-    from support import write_or_check  # (here: the tests load this module on its own)
-
-    write_or_check(words.WORDS_PATH, count(), check=check)
+    train_main(__doc__ or "", words.WORDS_PATH, count)
 
 
 if __name__ == "__main__":

@@ -45,9 +45,9 @@ from memadmin.quarantine.scanner.limits import (
     MIN_CODES,
     MIN_ENTITIES,
     MIN_HEX,
-    PRINTABLE_SHARE,
 )
 from memadmin.quarantine.scanner.spec import _trie
+from memadmin.quarantine.scanner.transfer import printable_text
 from memadmin.quarantine.text import WORD_RE, line_at, non_ascii
 
 # (with "%": base64 that was URL-quoted, its "+", "/" and "=" written %2B, %2F, %3D)
@@ -154,17 +154,6 @@ _B64_HINT = _classes_hint(_B64_CLASSES, b"." + b"0" * MIN_B64)
 _TOKEN_HINT = _classes_hint(transfer.TOKEN_CLASSES, b"0" * MIN_B64)
 
 
-def _printable_text(data: bytes) -> str | None:
-    try:
-        decoded = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    if len(decoded) < 8:
-        return None
-    printable = sum(1 for c in decoded if c.isprintable() or c in "\n\r\t")
-    return decoded if printable >= PRINTABLE_SHARE * len(decoded) else None
-
-
 def _decode_b64(block: str) -> bytes | None:
     if "\\" in block:                     # lines joined by escaped line breaks (JSON)
         block = _ESCAPED_BREAKS_RE.sub("", block)
@@ -204,18 +193,18 @@ def _code_point(match: re.Match[str]) -> str:
 def _decoded(block: str, kind: str) -> str | None:
     """The text an encoded block stands for, if it decodes to mostly printable UTF-8."""
     if kind in ("binary", "decimal", "octal"):
-        return _printable_text(_decode_codes(block, kind))
+        return printable_text(_decode_codes(block, kind))
     if kind == "morse":
         return _decode_morse(block)
     if kind in _TRANSFER_DECODERS:
         return _TRANSFER_DECODERS[kind](block)
     if kind == "0x":
-        return _printable_text(_decode_hex(block.replace("0x", "")))
+        return printable_text(_decode_hex(block.replace("0x", "")))
     if kind == "form":
         kind = "url"
     if kind == "spaced":
         text = _SPACING_RE.sub(_unspaced, block)
-        return text if _printable_text(text.encode()) else None
+        return text if printable_text(text.encode()) else None
     if kind in ("url", "entity", "u"):
         if kind == "url":
             unquote = urllib.parse.unquote_plus if "+" in block else urllib.parse.unquote
@@ -229,13 +218,13 @@ def _decoded(block: str, kind: str) -> str | None:
             text = _U_ONE_RE.sub(_code_point, block[: MAX_DECODED * 6])
             # a surrogate pair (as JSON writes an emoji) is one character; a lone half is none
             text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return text if text != block and _printable_text(text.encode()) else None
+        return text if text != block and printable_text(text.encode()) else None
     if kind == "hex" or _HEX_ONLY_RE.fullmatch("".join(block.split())):   # (wrapped lines)
-        decoded = _printable_text(_decode_hex(block))
+        decoded = printable_text(_decode_hex(block))
         if decoded is not None or kind == "hex":
             return decoded
     if _B32_ONLY_RE.fullmatch(block):     # base32 (upper case and 2-7) is base64 too
-        decoded = _printable_text(_decode_b32(block))
+        decoded = printable_text(_decode_b32(block))
         if decoded is not None:
             return decoded
     if "%" in block:                      # URL-quoted base64, or a URL-quoted text
@@ -243,12 +232,12 @@ def _decoded(block: str, kind: str) -> str | None:
         data = _decode_b64(unquoted)
         if data is None:                  # (then "+" is a space, as in a form)
             unquoted = urllib.parse.unquote_plus(block[: MAX_DECODED * 3])
-            return unquoted if unquoted != block and _printable_text(unquoted.encode()) else None
+            return unquoted if unquoted != block and printable_text(unquoted.encode()) else None
     else:
         data = _decode_b64(block)
         if data is None and "\n" in block:   # the short line after a wrapped block was a word
             data = _decode_b64(block[: block.rindex("\n")])
-    return _printable_text(data) if data else None
+    return printable_text(data) if data else None
 
 
 # Escapes mixed with plain text ("Disreg%61rd%20your"): the letters right before the first

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 import ahocorasick_rs
 
@@ -214,6 +215,20 @@ _FOLDED_TURNED = ((" \u0307", "."), (" \u0305", "_"))
 TURNED_SHARE = 0.25
 
 
+def _lines_span(norm: str, test: Callable[[str], object]) -> tuple[int, int] | None:
+    """(start, end) from the first line of ``norm`` that passes ``test`` to the last, if any
+    does."""
+    first = last = -1
+    start = 0
+    for line in norm.split("\n"):
+        end = start + len(line)
+        if test(line):
+            first = start if first < 0 else first
+            last = end
+        start = end + 1
+    return None if first < 0 else (first, last)
+
+
 def _turned_enough(text: str) -> bool:
     turned = len(_TURNED_RE.findall(text))
     return turned >= MIN_CODES and turned >= TURNED_SHARE * len(_LETTER_RE.findall(text))
@@ -224,17 +239,10 @@ def _turned(norm: str, others: str) -> list[tuple[int, int, str]]:
         return []
     if _turned_enough(norm):
         first, last = 0, len(norm)         # (its lines in reverse order too)
+    elif (span := _lines_span(norm, _turned_enough)) is not None:
+        first, last = span
     else:
-        first = last = -1
-        start = 0
-        for line in norm.split("\n"):
-            end = start + len(line)
-            if _turned_enough(line):
-                first = start if first < 0 else first
-                last = end
-            start = end + 1
-        if first < 0:
-            return []
+        return []
     text = norm[first:last]
     for folded, mark in _FOLDED_TURNED:
         text = text.replace(folded, mark)
@@ -281,18 +289,10 @@ def _read_braille(text: str) -> str:
 
 def _braille(norm: str, others: str) -> list[tuple[int, int, str]]:
     """The passage of ``norm`` in braille, read (``others``: its non-ASCII characters)."""
-    if _BRAILLE_RE.search(others) is None:
+    if (_BRAILLE_RE.search(others) is None
+            or (span := _lines_span(norm, _BRAILLE_RE.search)) is None):
         return []
-    first = last = -1
-    start = 0
-    for line in norm.split("\n"):
-        end = start + len(line)
-        if _BRAILLE_RE.search(line):
-            first = start if first < 0 else first
-            last = end
-        start = end + 1
-    if first < 0:
-        return []
+    first, last = span
     return [(first, last, _read_braille(norm[first:last]))]
 
 

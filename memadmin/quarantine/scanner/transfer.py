@@ -73,17 +73,16 @@ def uu_hint(data: bytes) -> bool:
     while i >= 0:
         end = i + len(_UU_HINT) - 1
         start = max(classes.rfind(b".", 0, i), classes.rfind(b"1", 0, i)) + 1
-        tail = data[start:end].decode("ascii")
-        if _uu_line(tail) or any(_uu_line(tail[j + 1:]) for j, c in enumerate(tail)
-                                 if c == " "):
+        if _uu_start(data[start:end].decode("ascii")) is not None:
             return True
         i = classes.find(_UU_HINT, end + 1)
     return False
 
 
-def _text(data: bytes, legacy: bool = False) -> str | None:
-    """Decoded bytes as text, if mostly printable: UTF-8, or (``legacy``: a quoted-printable
-    e-mail in ISO 8859-1) Latin-1. (Random bytes are no UTF-8, but mostly printable Latin-1.)"""
+def printable_text(data: bytes, legacy: bool = False) -> str | None:
+    """Decoded bytes as text, if eight characters or more, ``PRINTABLE_SHARE`` of them
+    printable: UTF-8, or (``legacy``: a quoted-printable e-mail in ISO 8859-1) Latin-1.
+    (Random bytes are no UTF-8, but mostly printable Latin-1.) Every decoder's check."""
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -126,7 +125,7 @@ def decode_qp(block: str) -> str | None:
         raw = binascii.a2b_qp(data.encode("utf-8"))
     except (binascii.Error, ValueError):
         return None
-    text = _text(raw, legacy=True)
+    text = printable_text(raw, legacy=True)
     return text if text is not None and text != block else None
 
 
@@ -138,7 +137,7 @@ def decode_mime(block: str) -> str | None:
     except (LookupError, UnicodeError, ValueError, binascii.Error,
             email.errors.HeaderParseError):
         return None
-    return text if text != block and _text(text.encode("utf-8")) else None
+    return text if text != block and printable_text(text.encode("utf-8")) else None
 
 
 def _unwrapped_token(token: str) -> str:
@@ -151,11 +150,12 @@ def _unwrapped_token(token: str) -> str:
     return token
 
 
-def _decode85(token: str) -> bytes | None:
-    """The bytes of an Ascii85 or base85 run, whichever alphabet holds it and decodes to
-    text, as written or without the quotes or brackets around it; None for neither."""
+def _decode85(token: str, head: bool = False) -> bytes | None:
+    """The bytes of an Ascii85 or base85 run (of its first ``_HEAD`` characters only:
+    ``head``), whichever alphabet holds all of it (as written, or without the quotes or
+    brackets around it) and decodes to text (``head``: may be text); None for neither."""
     for written in dict.fromkeys((token, _unwrapped_token(token))):
-        part = written[: MAX_DECODED * 5 // 4]
+        part = written[:_HEAD] if head else written[: MAX_DECODED * 5 // 4]
         chars = set(written)
         for alphabet, decode in ((_A85, base64.a85decode), (_B85, base64.b85decode)):
             if chars <= alphabet:
@@ -163,7 +163,7 @@ def _decode85(token: str) -> bytes | None:
                     data = decode(part)
                 except (ValueError, binascii.Error):
                     continue
-                if _text(data) is not None:
+                if _texty(data) if head else printable_text(data) is not None:
                     return data
     return None
 
@@ -180,23 +180,6 @@ def _texty(head: bytes) -> bool:
     return all(32 <= byte < 127 or byte in (9, 10, 13) or byte >= 128 for byte in head)
 
 
-def _head(token: str) -> bytes | None:
-    """The eight bytes of the first two groups of an Ascii85 or base85 run, in whichever
-    alphabet holds all of it (as written, or without the quotes or brackets around it), if
-    they may be text."""
-    for written in dict.fromkeys((token, _unwrapped_token(token))):
-        chars = set(written)
-        for alphabet, decode in ((_A85, base64.a85decode), (_B85, base64.b85decode)):
-            if chars <= alphabet:
-                try:
-                    head = decode(written[:_HEAD])
-                except (ValueError, binascii.Error):
-                    continue
-                if _texty(head):
-                    return head
-    return None
-
-
 def base85_like(token: str) -> bool:
     """Whether a run of printable ASCII may be Ascii85 or base85: all of it in one alphabet,
     not all of it base64 (the base64 kind reads that), its first ten characters text."""
@@ -204,13 +187,13 @@ def base85_like(token: str) -> bool:
             _NOT_BASE64_RE.search(token) is None                      # (base64 or a word)
             or (_NOT_A85_RE.search(token) and _NOT_B85_RE.search(token))):
         return False                 # (regex searches, in C: most runs fail here)
-    return _head(token) is not None
+    return _decode85(token, head=True) is not None
 
 
 def decode85(token: str) -> str | None:
     """The text of an Ascii85 or base85 run (``TOKEN_RE``, ``ADOBE_RE``)."""
     data = _decode85(token)
-    return _text(data) if data else None
+    return printable_text(data) if data else None
 
 
 def _uu_line(line: str) -> bool:
@@ -222,12 +205,19 @@ def _uu_line(line: str) -> bool:
     return 0 <= needed - (len(line) - 1) <= 3
 
 
+def _uu_start(line: str) -> str | None:
+    """``line`` from where it is a uuencoded line: the whole, or after a space (its label's,
+    "Encoded: M26=..."); None if from nowhere."""
+    if _uu_line(line):
+        return line
+    return next((line[i + 1:] for i, c in enumerate(line)
+                 if c == " " and _uu_line(line[i + 1:])), None)
+
+
 def _uu_lines(block: str) -> list[str]:
     """The lines of a run of ``UU_RE``, the first from where it fits (after its label)."""
     lines = block.split("\n")
-    if not _uu_line(lines[0]):
-        lines[0] = next((lines[0][i + 1:] for i, c in enumerate(lines[0])
-                         if c == " " and _uu_line(lines[0][i + 1:])), lines[0])
+    lines[0] = _uu_start(lines[0]) or lines[0]
     return lines
 
 
@@ -249,7 +239,7 @@ def decode_uu(block: str) -> str | None:
             return None
         if len(data) >= MAX_DECODED:
             break
-    return _text(bytes(data[:MAX_DECODED]))
+    return printable_text(bytes(data[:MAX_DECODED]))
 
 
 # Whether a candidate of a kind may be such a block (cheap, by its first characters, its first
