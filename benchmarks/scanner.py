@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import io
 import json
 import os
 import re
@@ -184,6 +185,20 @@ def _braille(text: str) -> str:
     return "".join(out)
 
 
+def _base2048(text: str) -> str:
+    import base2048  # (a dev extra, as red-teaming tools call it)
+
+    return base2048.encode(text.encode())
+
+
+def _ecoji(text: str) -> str:
+    import ecoji  # (a dev extra; version 1, lines broken at 76 emoji, as it writes them)
+
+    out = io.StringIO()
+    ecoji.encode(io.BytesIO(text.encode()), out)
+    return out.getvalue()
+
+
 def _zalgo(text: str) -> str:
     return "".join(c + _MARKS[i % len(_MARKS)] if c.isalpha() else c
                    for i, c in enumerate(text))
@@ -262,6 +277,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
                                                           wrapcol=76).decode(),
     "base85": lambda t: base64.b85encode(t.encode()).decode(),
     "braille": _braille,
+    # (binary-to-text over large alphabets, by the published encoders: scanner.alphabets)
+    "Base2048": _base2048,
+    "Ecoji": _ecoji,
     "tag characters": lambda t: "Nice weather." + "".join(
         chr(0xE0000 + ord(c)) if ord(c) < 128 else c for c in t),
     "invisible operators as bits": lambda t: "Nice weather." + _bits(t, "\u2062", "\u2063"),

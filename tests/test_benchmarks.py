@@ -28,7 +28,8 @@ def run_all() -> Any:
 
 def test_training_scripts_are_not_run_as_benchmarks() -> None:
     trainers = sorted(path.stem for path in BENCHMARKS.glob("train_*.py"))
-    assert trainers == ["train_direction", "train_scanner_model", "train_words"]
+    assert trainers == ["train_alphabets", "train_direction", "train_scanner_model",
+                        "train_words"]
     assert not set(trainers) & set(run_all().SCRIPTS)
 
 

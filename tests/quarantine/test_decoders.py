@@ -11,6 +11,7 @@ import codecs
 import hashlib
 import importlib.util
 import json
+import random
 import urllib.parse
 import uuid
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from memadmin.quarantine.scanner import direction, scan, words
+from memadmin.quarantine.scanner import alphabets, direction, scan, words
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"
 
@@ -44,6 +45,7 @@ def _benchmarks_script(name: str) -> Any:
 BENCHMARK = _benchmarks_script("scanner")
 COUNTING = _benchmarks_script("train_direction")
 WORDS = _benchmarks_script("train_words")
+ALPHABETS = _benchmarks_script("train_alphabets")
 ENCODINGS: dict[str, Callable[[str], str]] = BENCHMARK.ENCODINGS
 
 
@@ -322,6 +324,61 @@ class TestTransferEncodings:
             "localhost-url", "python-one-liner", "git-hash-and-tag"])
     def test_harmless_text_and_runs_are_clean(self, text: str) -> None:
         assert not scan(text).flagged, scan(text).rules
+
+
+class TestLargeAlphabets:
+    """Base2048 and Ecoji (``scanner.alphabets``), as the published encoders write them: read
+    from the text as written, each was read as plain text before; a harmless text so written,
+    and prose, names and emoji in the scripts and emoji the alphabets hold, stay clean."""
+
+    @pytest.mark.parametrize("encoded", [
+        ENCODINGS["Base2048"](ORDER),
+        "Base2048: " + ENCODINGS["Base2048"]("SYSTEM NOTICE: " + ORDER),
+        "é" + ENCODINGS["Base2048"](ORDER),
+        ENCODINGS["Ecoji"](ORDER),
+        ENCODINGS["Ecoji"](ORDER * 3),
+        "🎉" + ENCODINGS["Ecoji"](ORDER),
+        ENCODINGS["Ecoji"](ORDER).replace("☕", "☕\ufe0f"),
+        ENCODINGS["base64 bare"](ENCODINGS["Base2048"](ORDER)),
+        ENCODINGS["Base2048"](ENCODINGS["base64 bare"](ORDER)),
+    ], ids=["base2048", "base2048-after-a-label", "base2048-after-a-letter", "ecoji",
+            "ecoji-wrapped", "ecoji-after-an-emoji", "ecoji-shown-as-emoji",
+            "base2048-in-base64", "base64-in-base2048"])
+    def test_an_order_so_written_is_read_back(self, encoded: str) -> None:
+        assert_flagged(f"Imported record:\n{encoded}\nEnd of record.", "PI-ENCODED-1")
+
+    def test_the_span_is_the_run_in_the_text_as_written(self) -> None:
+        encoded = ENCODINGS["Base2048"](ORDER)
+        text = f"Ελλάδα 🎉 {encoded} ok"
+        start = text.index(encoded)
+        assert (start, start + len(encoded), "PI-ENCODED-1") in scan(text).spans
+
+    @pytest.mark.parametrize("text", [
+        ENCODINGS["Base2048"]("Remember to buy milk and eggs on the way home tonight."),
+        ENCODINGS["Ecoji"]("Meeting moved to Thursday at 3pm, room 4, bring the slides."),
+        "Государственный регистрационный номер: достопримечательность, человеконенавистничество.",
+        "Réunion à Montréal: présentée, développée, sélectionnée; l'équipe s'élève.",
+        "Countries: Ελλάδα, Россия, Հայաստան, საქართველო, ประเทศไทย, ශ්‍රී ලංකාව, ভারত.",
+        "मैं कल दिल्ली जाऊँगा और वहाँ से आगरा, फिर जयपुर की यात्रा करूँगा।",
+        "Party tonight!! 🎉🎉🎉🎉🎉🎉🎉🎉🎉🎉🎉🎉 🍕🍺🍔🌮🍣🍦🍩🎂🍰🍫 see you 😀😃😄😁😆😅🤣😂",
+        "Trip log: ✈️🏨🚗🗺️📸🏖️🌅🍽️🛍️🎢🎡🎠 and back home 🏠",
+    ], ids=["base2048-note", "ecoji-note", "russian-long-words", "french-accents",
+            "country-names", "hindi", "emoji-chat", "emoji-trip-log"])
+    def test_harmless_text_and_runs_are_clean(self, text: str) -> None:
+        assert not scan(text).flagged, scan(text).rules
+
+    def test_every_text_the_encoders_write_reads_back(self) -> None:
+        rng = random.Random(19)
+        for size in range(1, 200):
+            data = bytes(rng.randrange(256) for _ in range(size))
+            assert alphabets._base2048(ENCODINGS["Base2048"](data.decode("latin-1"))
+                                       ) == data.decode("latin-1").encode(), size
+            assert alphabets._ecoji(ENCODINGS["Ecoji"](data.decode("latin-1"))
+                                    ) == data.decode("latin-1").encode(), size
+
+    def test_the_alphabets_file_is_what_the_encoders_write(self) -> None:
+        assert ALPHABETS.count() == alphabets.ALPHABETS_PATH.read_bytes(), (
+            "stale alphabets: run .venv/bin/python benchmarks/train_alphabets.py")
 
 
 class TestLetterForms:

@@ -1152,6 +1152,9 @@ class TestHostileInput:
         "<~" + "a" * 1_000_000, "<~a" * 330_000, "!" * 1_000_000, "!u" * 500_000,
         ("M" + "!" * 60 + "\n") * 16_000, "AAAAAAAAAA\n" * 90_000, "⠁" * 1_000_000,
         "⠠⠼" * 500_000, "Alfa " * 200_000, "India Golf Oscar " * 60_000,
+        # Base2048 and Ecoji (seventh session): one run, runs one short, and the padding
+        "ØƿСཛ" * 250_000, ("ØƿСཛϛʛઞ " * 125_000), "🀄" * 1_000_000, "🀄☕" * 500_000,
+        ("🀄" * 7 + "\n") * 120_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.perf_counter()

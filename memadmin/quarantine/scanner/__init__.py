@@ -1,7 +1,8 @@
 """The prompt-injection scanner: explainable rules over text an agent is about to remember.
 
 The package: ``normalise`` (steps 1-2), ``index`` (the compiled rules and the word-start index,
-step 3), ``encodings``, ``transfer``, ``letterforms``, ``direction`` and ``words`` (step 4),
+step 3), ``encodings``, ``transfer``, ``letterforms``, ``direction``, ``words`` and ``alphabets``
+(step 4),
 ``rules/`` (one module of rule data per family, the rule-set version in ``rules/__init__``),
 ``spec`` (the rule language), ``limits``. The engine is below.
 
@@ -27,7 +28,8 @@ linear-time. ``scan(text)`` runs, cheapest first:
    escapes, character codes, ROT13 and the other letter ciphers: ``encodings``; the
    encodings of mail and file transfer: ``transfer``; letters split by a separator, under
    stacked marks, upside down, in braille or the NATO alphabet: ``letterforms``; text written
-   backwards, by its letter pairs: ``direction``; at most ``MAX_BLOCKS`` blocks,
+   backwards, by its letter pairs: ``direction``; Base2048 and Ecoji, read from the text
+   as written: ``alphabets``; at most ``MAX_BLOCKS`` blocks,
    ``MAX_DECODED`` bytes each, ``MAX_DEPTH`` levels) that decode to mostly printable UTF-8
    are rescanned; a match inside yields a ``PI-ENCODED-1`` span covering the whole block. A
    cheap pass first shows whether any such block can exist. Text hidden in invisible
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from memadmin.quarantine.scanner.alphabets import alphabet_blocks, masked
 from memadmin.quarantine.scanner.encodings import decoded_blocks
 from memadmin.quarantine.scanner.index import _regex_matches
 from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MAX_DEPTH, MAX_SPANS_PER_RULE
@@ -73,16 +76,20 @@ def _scan(text: str, *, gated: bool) -> Verdict:
     the plain reference the shortcuts must agree with (tests compare the two)."""
     if not isinstance(text, str):
         raise TypeError(f"scan() takes a str, not {type(text).__name__}")
-    normalised, found = _normalise(text, gated)
+    wide = alphabet_blocks(text)
+    normalised, found = _normalise(masked(text, wide), gated)
     blocks = decoded_blocks(normalised.norm, gated)
     spans = set(found)
     for start, end, _decoded in hidden_channels(text):
         spans.add((start, end, "PI-UNICODE-HIDDEN"))
     for start, end, rule_id in _orders(normalised, gated, blocks):
         spans.add((*normalised.span(start, end), rule_id))
-    for start, end in _encoded_matches(normalised.norm, 0, gated, [MAX_BLOCKS * MAX_DEPTH],
-                                       blocks):
+    budget = [MAX_BLOCKS * MAX_DEPTH]
+    for start, end in _encoded_matches(normalised.norm, 0, gated, budget, blocks):
         spans.add((*normalised.span(start, end), "PI-ENCODED-1"))
+    for start, end, decoded in wide:     # (indices into ``text`` itself)
+        if budget[0] > 0 and _decodes_to_order(decoded, 0, gated, budget):
+            spans.add((start, end, "PI-ENCODED-1"))
     for start, end in _model_spans(normalised):
         spans.add((*normalised.span(start, end), "PI-MODEL-1"))
     kept: dict[str, int] = {}
@@ -109,18 +116,29 @@ def _encoded_matches(norm: str, depth: int, fast: bool, budget: list[int],
     for start, end, decoded, _escaped in blocks:
         if budget[0] <= 0:
             return
-        budget[0] -= 1
-        inner, found = _normalise(decoded, fast)
-        if found or hidden_channels(decoded):
+        if _decodes_to_order(decoded, depth, fast, budget):
             yield start, end
-            continue
-        nested = (decoded_blocks(inner.norm, fast, ciphers=False) if depth + 1 < MAX_DEPTH
-                  else [])
-        if (next(_orders(inner, fast, nested), None) is not None
-                or _MODEL.flagged_window(inner.lower) is not None
-                or next(_encoded_matches(inner.norm, depth + 1, fast, budget, nested),
-                        None) is not None):
-            yield start, end
+
+
+def _decodes_to_order(decoded: str, depth: int, fast: bool, budget: list[int]) -> bool:
+    """Whether a block's decoded text (at ``depth``) is an injection, as a plain text is:
+    a rule or the model matches it, or a block inside it is one. Takes one of ``budget``."""
+    budget[0] -= 1
+    wide = alphabet_blocks(decoded)
+    inner, found = _normalise(masked(decoded, wide), fast)
+    if found or hidden_channels(decoded):
+        return True
+    nested = (decoded_blocks(inner.norm, fast, ciphers=False) if depth + 1 < MAX_DEPTH
+              else [])
+    return (next(_orders(inner, fast, nested), None) is not None
+            or _MODEL.flagged_window(inner.lower) is not None
+            or next(_encoded_matches(inner.norm, depth + 1, fast, budget, nested),
+                    None) is not None
+            or (depth + 1 < MAX_DEPTH
+                and any(budget[0] > 0 and _decodes_to_order(text, depth + 1, fast, budget)
+                        for _start, _end, text in wide)))
+
+
 
 
 def _orders(text: _Text, gated: bool,

@@ -19,6 +19,7 @@ import binascii
 import email.errors
 import email.header
 import re
+import unicodedata
 
 from memadmin.quarantine.scanner.limits import MAX_DECODED, MIN_B64, PRINTABLE_SHARE
 
@@ -82,7 +83,9 @@ def uu_hint(data: bytes) -> bool:
 def printable_text(data: bytes, legacy: bool = False) -> str | None:
     """Decoded bytes as text, if eight characters or more, ``PRINTABLE_SHARE`` of them
     printable: UTF-8, or (``legacy``: a quoted-printable e-mail in ISO 8859-1) Latin-1.
-    (Random bytes are no UTF-8, but mostly printable Latin-1.) Every decoder's check."""
+    (Random bytes are no UTF-8, but mostly printable Latin-1.) Every decoder's check. A
+    format character counts as printable: the joiners of a family emoji and the tags of a
+    Scottish flag are part of ordinary text."""
     try:
         decoded = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -91,7 +94,8 @@ def printable_text(data: bytes, legacy: bool = False) -> str | None:
         decoded = data.decode("latin-1")
     if len(decoded) < 8:
         return None
-    printable = sum(1 for c in decoded if c.isprintable() or c in "\n\r\t")
+    printable = sum(1 for c in decoded
+                    if c.isprintable() or c in "\n\r\t" or unicodedata.category(c) == "Cf")
     return decoded if printable >= PRINTABLE_SHARE * len(decoded) else None
 
 

@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Iterable
 
 from memadmin.quarantine.scanner import (
+    alphabets,
     direction,
     encodings,
     letterforms,
@@ -112,7 +113,16 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             ("~transfer", "", " ".join([
                 transfer._UU_HINT.decode(), repr(transfer._HEAD), transfer._SOFT_BREAK_RE.pattern,
                 repr(sorted(transfer._QP_ESCAPED)), "latin-1 fallback",
-                "qp: escapes apart by words in small letters"])),
+                "qp: escapes apart by words in small letters",
+                "printable: format characters count"])),
+            # Base2048 and Ecoji, read from the text as written (issue 19, seventh session):
+            # the published encoders' alphabets, what makes a run a candidate, and the blocks
+            # blanked for the rest of the scan
+            ("~alphabets", "", " ".join([
+                hashlib.sha256(alphabets.ALPHABETS_PATH.read_bytes()).hexdigest(),
+                alphabets.B2048_RE.pattern, alphabets.ECOJI_RE.pattern,
+                repr((alphabets.MIN_B2048, alphabets.MIN_ECOJI, alphabets.MIN_SCRIPTS)),
+                "masked: a space a character, line breaks kept"])),
             # which way a text reads: the telling letter pairs and the decision's bounds; its
             # word order, by where sentences start and end (each word backwards read so too)
             ("~direction", "", " ".join([
