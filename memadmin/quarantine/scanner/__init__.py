@@ -139,8 +139,6 @@ def _decodes_to_order(decoded: str, depth: int, fast: bool, budget: list[int]) -
                         for _start, _end, text in wide)))
 
 
-
-
 def _orders(text: _Text, gated: bool,
             blocks: list[tuple[int, int, str, bool]]) -> Iterator[tuple[int, int, str]]:
     """The rule matches of ``text`` that are not a quoted mention of an attack, nor inside one

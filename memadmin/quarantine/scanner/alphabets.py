@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MAX_DECODED
-from memadmin.quarantine.scanner.transfer import printable_text
+from memadmin.quarantine.scanner.transfer import _texty, printable_text
 
 ALPHABETS_PATH = Path(__file__).with_name("alphabets.json")
 MIN_B2048 = 8           # characters in a Base2048 run (11 bytes)
@@ -99,7 +99,8 @@ def _base2048(run: str) -> bytes | None:
 
 def _ecoji(run: str) -> bytes | None:
     """The bytes of an Ecoji run (line breaks and emoji-presentation selectors left out), or
-    None if it is none: padding only at a group's end."""
+    None if it is none: padding only at a group's end (concatenated texts, each padded, are
+    read one after the other)."""
     symbols = [c for c in run if c in _ECOJI or c == _ECOJI_PADDING or c in _ECOJI_PADDING4]
     symbols = symbols[:MAX_DECODED * 4 // 5 + 4]
     out = bytearray()
@@ -109,18 +110,15 @@ def _ecoji(run: str) -> bytes | None:
         size = 5
         for j, symbol in enumerate(group):
             value = _ECOJI.get(symbol)
-            if value is None:
-                if symbol == _ECOJI_PADDING:
-                    size = min(size, j)
-                    value = 0
-                elif j == 3:
-                    size = min(size, 4)
-                    value = _ECOJI_PADDING4[symbol]
-                else:
-                    return None
+            if symbol == _ECOJI_PADDING and j:
+                size = min(size, j)
+                value = 0
+            elif value is None and symbol in _ECOJI_PADDING4 and j == 3 and size == 5:
+                size = 4
+                value = _ECOJI_PADDING4[symbol]
+            elif value is None or size < 5:     # (after padding, only padding)
+                return None
             number = number << 10 | value
-        if size == 0:
-            return None
         out += number.to_bytes(5, "big")[:size]
     return bytes(out)
 
@@ -165,9 +163,16 @@ _OTHER_RUN_RE = re.compile(rb"\?" * min(MIN_B2048, MIN_ECOJI) + rb"\?*")
 def _read(found: list[tuple[int, int, str]], decode: Callable[[str], bytes | None],
           steps: int, start: int, run: str) -> None:
     """Append the run's block to ``found`` if it decodes to text, from its first character
-    or one of the next ``steps - 1``."""
+    or one of the next ``steps - 1``. Its first ``2 * steps`` characters are read first (whole
+    groups of bits): a run whose head is no text is not decoded whole (a megabyte of runs of
+    Base2048's letters cost seconds)."""
     for skip in range(min(steps, len(run) - 1)):
-        data = decode(run[skip:])
+        piece = run[skip:]
+        if len(piece) > 2 * steps:
+            head = decode(piece[:2 * steps])
+            if head is None or not _texty(head):
+                continue
+        data = decode(piece)
         decoded = printable_text(data) if data else None
         if decoded is not None:
             found.append((start + skip, start + len(run), decoded))
