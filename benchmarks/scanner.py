@@ -31,6 +31,7 @@ import re
 import statistics
 import sys
 import time
+import unicodedata
 import urllib.parse
 from collections import defaultdict
 from collections.abc import Callable
@@ -302,6 +303,11 @@ PARTLY: dict[str, Callable[[str], str]] = {
     "NATO spelling, run together": lambda t: " ".join(_NATO[c] for c in t.lower() if c in _NATO),
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),
+    # an acute accent on every vowel, as a public converter writes it: read without any
+    # accent, which also drops the accents a language's own words carry ("système"), so an
+    # order in French, German, Spanish or Polish can read as no order
+    "accents on the vowels": lambda t: unicodedata.normalize(
+        "NFC", "".join(c + "\u0301" if c in "aeiouAEIOU" else c for c in t)),
 }
 # (families that are themselves an encoding or a hidden channel are left out of the texts)
 _ENCODED_FAMILIES = ("encoded_payload", "invisible_unicode", "homoglyph", "encoded_data")

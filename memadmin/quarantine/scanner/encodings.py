@@ -863,8 +863,8 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
                    ) -> list[tuple[int, int, str, bool]]:
     """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
     to text; ``escaped``: an encoding proper (base64, hex, escapes, character codes), not a
-    ROT13, cipher or leetspeak passage. ``ciphers``: read ``_CIPHERS`` too (not inside a
-    decoded block)."""
+    ROT13, cipher or leetspeak passage. ``ciphers``: read ``_CIPHERS`` and accented letters
+    too (not inside a decoded block)."""
     found = []
     ascii_bytes = norm.encode("ascii", "replace")     # (non-ASCII as "?": indices agree)
     for start, end, kind in _encoded_blocks(norm, hinted, ascii_bytes):
@@ -881,7 +881,7 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
         found.extend((start, end, text, False)
                      for start, end, text in _cipher_lines(norm, letters))
     found.extend((start, end, text, False)
-                 for start, end, text in letterform_blocks(norm, ascii_bytes))
+                 for start, end, text in letterform_blocks(norm, ascii_bytes, ciphers))
     # (a line that holds a block of escapes is not read as leetspeak: "%20the" is a space and
     # a word, decoded as such; a ROT13 reading does not stand in the way, leetspeak's digits
     # for vowels can read as ROT13)

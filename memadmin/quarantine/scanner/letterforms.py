@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 
 import ahocorasick_rs
@@ -147,10 +148,15 @@ def _vertical(norm: str) -> list[tuple[int, int, str]]:
 # its letters so (Vietnamese, the most marked in Latin letters, about a third, and composed).
 # The scan folds each character on its own, so a mark stays apart from the letter before it:
 # a text's own accents, composed as text is written ("ü", "é", "й"), stay, and the reading
-# drops only the marks apart. A whole text with a mark on most letters, composed or apart
-# ("ìgñörë"), is read without any. The marks are the combining blocks' (not those of
-# Devanagari, Arabic, Hebrew or Thai). Counted by regular expressions and byte counts (in C).
+# drops only the marks apart. The marks are the combining blocks' (not those of Devanagari,
+# Arabic, Hebrew or Thai). Counted by regular expressions and byte counts (in C).
+# Accents on letters, composed ("Ìgñórê áll prëvìòùs", a public converter's accent on every
+# vowel, a way past filters that match words): a passage (the whole text, or its lines)
+# where at least ``ACCENTED_SHARE`` of the letters carry one, composed or apart, is read
+# without any. Vietnamese and Yoruba pass too, and read so they are the same words without
+# their tones: an extra reading, judged as the plain text is.
 MARKED_SHARE = 0.6
+ACCENTED_SHARE = 0.25
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _MARKS = "\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 _MARK_RE = re.compile(f"[{_MARKS}]+")
@@ -164,18 +170,22 @@ def _stacked(norm: str, start: int, end: int) -> list[re.Match[str]]:
             if mark.start() and norm[mark.start() - 1].isalpha()]
 
 
-def _mostly(marked: int, ascii_piece: bytes, others: str) -> bool:
-    """Whether ``marked`` letters are ``MARKED_SHARE`` of the letters of a piece of text (as
-    ASCII bytes, and its non-ASCII characters), and ``MIN_CODES`` at least."""
+def _mostly(marked: int, ascii_piece: bytes, others: str, share: float = MARKED_SHARE) -> bool:
+    """Whether ``marked`` letters are ``share`` of the letters of a piece of text (as ASCII
+    bytes, and its non-ASCII characters), and ``MIN_CODES`` at least."""
     if marked < MIN_CODES:
         return False
     letters = len(ascii_piece) - len(ascii_piece.translate(None, _ASCII_LETTERS))
     # (the other letters counted only if the ASCII ones leave it open: Vietnamese does not)
-    return (marked >= MARKED_SHARE * letters
-            and marked >= MARKED_SHARE * (letters + len(_LETTER_RE.findall(others))))
+    return (marked >= share * letters
+            and marked >= share * (letters + len(_LETTER_RE.findall(others))))
 
 
-def _marked(norm: str, ascii_bytes: bytes, others: str) -> list[tuple[int, int, str]]:
+def _marked(norm: str, ascii_bytes: bytes, others: str,
+            accents: bool) -> list[tuple[int, int, str]]:
+    """Stacked marks; and, if ``accents``, accented letters (not inside a decoded block:
+    a cipher's reading of an accented text, read again without its accents, is nonsense in
+    which a rule can match by chance)."""
     stacked = _stacked(norm, 0, len(norm)) if _MARK_RE.search(others) else []
     if len(stacked) >= MIN_CODES:
         if _mostly(len(stacked), ascii_bytes, others):
@@ -192,9 +202,44 @@ def _marked(norm: str, ascii_bytes: bytes, others: str) -> list[tuple[int, int, 
                 last = end
         if first >= 0:
             return [(first, last, _MARK_RE.sub("", norm[first:last]))]
-    if _mostly(len(_PRECOMPOSED_RE.findall(others)) + len(stacked), ascii_bytes, others):
-        return [(0, len(norm), _MARK_RE.sub("", unicodedata.normalize("NFD", norm)))]
-    return []
+    accented = _PRECOMPOSED_RE.findall(others) if accents else []
+    if len(accented) + len(stacked) < MIN_CODES:
+        return []
+    if _mostly(len(accented) + len(stacked), ascii_bytes, others, ACCENTED_SHARE):
+        return [(0, len(norm), reading) for reading in _unmarked(norm)]
+    first = last = -1
+    start = 0
+    for line in ascii_bytes.split(b"\n") if b"\n" in ascii_bytes else ():
+        end = start + len(line)
+        possible = line.count(b"?")        # (the most its accented letters can number)
+        if possible >= MIN_CODES and possible >= ACCENTED_SHARE * (
+                len(line) - len(line.translate(None, _ASCII_LETTERS))):
+            line_others = non_ascii(norm[start:end])
+            marked = len(_PRECOMPOSED_RE.findall(line_others))
+            if _MARK_RE.search(line_others):   # (marks apart are rare: searched where they are)
+                marked += len(_stacked(norm, start, end))
+            if _mostly(marked, line, line_others, ACCENTED_SHARE):
+                first = start if first < 0 else first
+                last = end
+        start = end + 1
+    return [(first, last, reading) for reading in _unmarked(norm[first:last])] if first >= 0 else []
+
+
+def _unmarked(text: str) -> list[str]:
+    """``text`` without the accent it carries most often (a converter's: the language's own
+    others stay, "système" keeps its grave accent), and, if other marks remain, without any."""
+    apart = unicodedata.normalize("NFD", text)
+    marks = Counter(_ONE_MARK_RE.findall(apart))
+    if not marks:
+        return [text]
+    most = marks.most_common(1)[0][0]
+    readings = [unicodedata.normalize("NFC", apart.replace(most, ""))]
+    if len(marks) > 1:
+        readings.append(_MARK_RE.sub("", apart))
+    return readings
+
+
+_ONE_MARK_RE = re.compile(f"[{_MARKS}]")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,14 +391,15 @@ def _nato(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
     return blocks
 
 
-def letterform_blocks(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+def letterform_blocks(norm: str, ascii_bytes: bytes,
+                      accents: bool = True) -> list[tuple[int, int, str]]:
     """``(start, end, reading)`` of each passage of ``norm`` written in one of the forms above
     (one per form, at most ``MAX_BLOCKS`` in all). ``ascii_bytes``: ``norm`` as ASCII bytes,
-    any other character as "?" (indices agree)."""
+    any other character as "?" (indices agree). ``accents``: read accented letters too."""
     found = _separated(norm, ascii_bytes) + _vertical(norm) + _nato(norm, ascii_bytes)
     if b"?" in ascii_bytes:                    # (braille, marks and turned letters are not
         others = non_ascii(norm)               # ASCII: a few characters, searched, not all)
         if ascii_bytes.count(b"?") >= MIN_CODES:
-            found += _marked(norm, ascii_bytes, others) + _turned(norm, others)
+            found += _marked(norm, ascii_bytes, others, accents) + _turned(norm, others)
         found += _braille(norm, others)
     return found[:MAX_BLOCKS]

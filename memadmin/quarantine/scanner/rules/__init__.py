@@ -98,6 +98,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 letterforms._SEPARATORS, repr(letterforms._SEPARATED_HINT),
                 repr(letterforms.SEPARATED_SHARE), letterforms._MARK_RE.pattern,
                 letterforms._PRECOMPOSED_RE.pattern, repr(letterforms.MARKED_SHARE),
+                repr(letterforms.ACCENTED_SHARE), "accents: per line; the most frequent mark "
+                "dropped, then all; not inside a decoded block",
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
                 repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
                 normalise._PARENTHESIZED_RE.pattern, letterforms._VERTICAL_HINT_RE.pattern,
