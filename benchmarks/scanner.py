@@ -27,6 +27,7 @@ import codecs
 import io
 import json
 import os
+import random
 import re
 import statistics
 import sys
@@ -200,6 +201,29 @@ def _ecoji(text: str) -> str:
     return out.getvalue()
 
 
+_PUNCTUATION = [",", ".", "!", "?", ":", ";", "-"]
+_WORD_OR_MARK_RE = re.compile(r"\w+|[^\w\s]|\s")
+
+
+def _punctuated(text: str, between: bool) -> str:
+    """A fifth of the words with a mark inserted (each text its own seeded choice)."""
+    rng = random.Random(text)
+    pieces = _WORD_OR_MARK_RE.findall(text)
+    words = [i for i, piece in enumerate(pieces) if not re.match(r"\W", piece)]
+    if not words:
+        return text
+    count = max(1, round(len(words) * 0.2))
+    if between:
+        for i in rng.sample(words, count):
+            mark = rng.choice(_PUNCTUATION)
+            pieces[i] = pieces[i] + mark if rng.randint(0, 1) else mark + pieces[i]
+        return "".join(pieces).strip()
+    letters = list(text)
+    for i in [1] if len(letters) <= count else rng.sample(range(len(letters) - 1), count):
+        letters.insert(i, rng.choice(_PUNCTUATION))
+    return "".join(letters).strip()
+
+
 def _zalgo(text: str) -> str:
     return "".join(c + _MARKS[i % len(_MARKS)] if c.isalpha() else c
                    for i, c in enumerate(text))
@@ -303,6 +327,12 @@ PARTLY: dict[str, Callable[[str], str]] = {
     "NATO spelling, run together": lambda t: " ".join(_NATO[c] for c in t.lower() if c in _NATO),
     "Morse code": lambda t: " / ".join(" ".join(_MORSE[c] for c in word if c in _MORSE)
                                        for word in t.lower().split()),
+    # punctuation inserted, as a public converter does to a fifth of the words: before or
+    # after a word, or anywhere in the text (into words too); read back where marks start
+    # words or stand between letters, so a text whose marks all came after a word, or are
+    # full stops, colons or hyphens inside one, is read as written
+    "punctuation between words": lambda t: _punctuated(t, between=True),
+    "punctuation within words": lambda t: _punctuated(t, between=False),
     # an acute accent on every vowel, as a public converter writes it: read without any
     # accent, which also drops the accents a language's own words carry ("système"), so an
     # order in French, German, Spanish or Polish can read as no order

@@ -839,22 +839,67 @@ def _gaps(text: str, start: int = 0, end: int | None = None) -> int:
 def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
     """The passage of ``norm`` written in leetspeak, with its letters read back: the whole
     text, or each line, as above."""
-    digits = [match.start() for match in _LEET_DIGIT_RE.finditer(norm)]
-    if len(digits) < MIN_LEET_WORDS:
+    return _read_where(norm, [match.start() for match in _LEET_DIGIT_RE.finditer(norm)],
+                       MIN_LEET_WORDS, LEET_SHARE, _unleet)
+
+
+# (issue 19, seventh session) Punctuation inserted before, after or inside words ("Ignore
+# !all previous in;structions", a public converter's noise against filters that match words;
+# it perturbs a fifth of the words). Its sign is one of "!,;:" that starts a word after a
+# space (" !all", " ;previous"), which prose does not write (code rarely: " :param"). A mark
+# between two letters is no sign: data and code write them ("png;base64", "&lt;b", "a,b",
+# "color:red;margin"), and as one the reading cost 0.3 ms on 16 KiB of hard negatives. Where
+# the signs number at least ``NOISE_SHARE`` of the gaps of the text or a line, as leetspeak's
+# digits above, the whole text is read without any of ",.!?:;-" that starts a word (after a
+# space, a quote or a bracket) or of "!?,;:" between two letters, ASCII ones (a turned
+# apostrophe, "s,ɹǝʎɐld", is no noise: without it an upside-down quotation loses its
+# quotes). The rest stays: a mark inserted after a word looks like prose's own, and a full
+# stop or hyphen inside a word belongs to a domain or a compound as often. Not read where
+# another form is read from the whole text: written backwards (or upside down, which is
+# backwards too), a text's marks all start words. Found on the text's shape as bytes (ASCII
+# letters "a", the four marks "!", white space " "), counted in C first.
+_NOISE_SHAPE = bytes(ord("a") if chr(c).isascii() and chr(c).isalpha() else ord("!")
+                     if chr(c) in "!,;:" else ord(" ") if chr(c) in " \t\n\r\x0b\x0c"
+                     else ord("#") for c in range(256))
+_NOISE_SIGN_RE = re.compile(rb" !a")
+_NOISE_MARKS_RE = re.compile(r"(?<![^\s'\"(\[])[,.!?:;-](?=[A-Za-z])"
+                             r"|(?<=[A-Za-z])[!?,;:](?=[A-Za-z])")
+MIN_NOISE = 1
+NOISE_SHARE = 0.05
+
+
+def _noise_lines(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
+    """``norm`` read without the punctuation inserted among its words, if the whole text or
+    a line of it shows it, as above. Read whole even then: a line read apart loses what
+    frames it (a list of attacks in a test, quoted)."""
+    shape = ascii_bytes.translate(_NOISE_SHAPE)
+    if shape.count(b" !a") < MIN_NOISE:
         return []
-    if len(digits) >= LEET_SHARE * _gaps(norm):
-        return [(0, len(norm), _unleet(norm))]
+    signs = [match.start() + 1 for match in _NOISE_SIGN_RE.finditer(shape)]
+    if not _read_where(norm, signs, MIN_NOISE, NOISE_SHARE, str):
+        return []
+    return [(0, len(norm), _NOISE_MARKS_RE.sub("", norm))]
+
+
+def _read_where(norm: str, signs: list[int], least: int, share: float,
+                read: Callable[[str], str]) -> list[tuple[int, int, str]]:
+    """``norm`` read by ``read`` if its ``signs`` (places, ascending) number ``least`` and
+    ``share`` of its gaps, else each line where they do."""
+    if len(signs) < least:
+        return []
+    if len(signs) >= share * _gaps(norm):
+        return [(0, len(norm), read(norm))]
     found: list[tuple[int, int, str]] = []
     i = 0
-    while i < len(digits) and len(found) < MAX_BLOCKS:
-        start = norm.rfind("\n", 0, digits[i]) + 1
-        end = norm.find("\n", digits[i])
+    while i < len(signs) and len(found) < MAX_BLOCKS:
+        start = norm.rfind("\n", 0, signs[i]) + 1
+        end = norm.find("\n", signs[i])
         end = len(norm) if end < 0 else end
         j = i
-        while j < len(digits) and digits[j] < end:
+        while j < len(signs) and signs[j] < end:
             j += 1
-        if j - i >= MIN_LEET_WORDS and j - i >= LEET_SHARE * _gaps(norm, start, end):
-            found.append((start, end, _unleet(norm[start:end])))
+        if j - i >= least and j - i >= share * _gaps(norm, start, end):
+            found.append((start, end, read(norm[start:end])))
         i = j
     return found
 
@@ -887,4 +932,9 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     # for vowels can read as ROT13)
     found.extend((start, end, text, False) for start, end, text in _leet_lines(norm)
                  if not any(a < end and start < b for a, b, _text, escaped in found if escaped))
+    # (not inside a block: a decoded block's marks are its own)
+    if ciphers and not any(start == 0 and end == len(norm) and not escaped
+                           for start, end, _text, escaped in found):
+        found.extend((start, end, text, False)
+                     for start, end, text in _noise_lines(norm, ascii_bytes))
     return found

@@ -160,7 +160,7 @@ ACCENTED_SHARE = 0.25
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _MARKS = "\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 _MARK_RE = re.compile(f"[{_MARKS}]+")
-_PRECOMPOSED_RE = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]")
+_ONE_MARK_RE = re.compile(f"[{_MARKS}]")
 _ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -202,10 +202,10 @@ def _marked(norm: str, ascii_bytes: bytes, others: str,
                 last = end
         if first >= 0:
             return [(first, last, _MARK_RE.sub("", norm[first:last]))]
-    accented = _PRECOMPOSED_RE.findall(others) if accents else []
-    if len(accented) + len(stacked) < MIN_CODES:
+    accented = _accented(others) if accents else 0
+    if accented + len(stacked) < MIN_CODES:
         return []
-    if _mostly(len(accented) + len(stacked), ascii_bytes, others, ACCENTED_SHARE):
+    if _mostly(accented + len(stacked), ascii_bytes, others, ACCENTED_SHARE):
         return [(0, len(norm), reading) for reading in _unmarked(norm)]
     first = last = -1
     start = 0
@@ -215,7 +215,7 @@ def _marked(norm: str, ascii_bytes: bytes, others: str,
         if possible >= MIN_CODES and possible >= ACCENTED_SHARE * (
                 len(line) - len(line.translate(None, _ASCII_LETTERS))):
             line_others = non_ascii(norm[start:end])
-            marked = len(_PRECOMPOSED_RE.findall(line_others))
+            marked = _accented(line_others)
             if _MARK_RE.search(line_others):   # (marks apart are rare: searched where they are)
                 marked += len(_stacked(norm, start, end))
             if _mostly(marked, line, line_others, ACCENTED_SHARE):
@@ -223,6 +223,14 @@ def _marked(norm: str, ascii_bytes: bytes, others: str,
                 last = end
         start = end + 1
     return [(first, last, reading) for reading in _unmarked(norm[first:last])] if first >= 0 else []
+
+
+def _accented(others: str) -> int:
+    """How many marks the letters among ``others`` (a text's non-ASCII characters) carry
+    composed: those their canonical decomposition holds ("é" one, "ệ" two; a turned "ǝ" or a
+    "ß" none)."""
+    return (len(_ONE_MARK_RE.findall(unicodedata.normalize("NFD", others)))
+            - len(_ONE_MARK_RE.findall(others)))
 
 
 def _unmarked(text: str) -> list[str]:
@@ -238,8 +246,6 @@ def _unmarked(text: str) -> list[str]:
         readings.append(_MARK_RE.sub("", apart))
     return readings
 
-
-_ONE_MARK_RE = re.compile(f"[{_MARKS}]")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -87,7 +87,10 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    repr(encodings._FORM_WORDS), repr(encodings.MIN_ROT13_LETTERS),
                    repr(encodings.ROT13_SHARE), repr(encodings.ROT13_RATIO),
                    encodings._LEET_DIGIT_RE.pattern, repr(encodings.MIN_LEET_WORDS),
-                   repr(encodings.LEET_SHARE), repr(sorted(encodings._CIPHERS)),
+                   repr(encodings.LEET_SHARE), repr(encodings._NOISE_SIGN_RE.pattern),
+                   repr(encodings._NOISE_SHAPE), encodings._NOISE_MARKS_RE.pattern,
+                   repr((encodings.MIN_NOISE, encodings.NOISE_SHARE)),
+                   "noise: not where a whole-text reading is", repr(sorted(encodings._CIPHERS)),
                    repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
                    # the words that give ROT13 and the other ciphers away, and Morse's letters
                    encodings._COMMON_WORDS, repr(sorted(encodings._MORSE.items()))])),
@@ -97,9 +100,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 letterforms._SEPARATED_RE.pattern, letterforms._RUN_RE.pattern,
                 letterforms._SEPARATORS, repr(letterforms._SEPARATED_HINT),
                 repr(letterforms.SEPARATED_SHARE), letterforms._MARK_RE.pattern,
-                letterforms._PRECOMPOSED_RE.pattern, repr(letterforms.MARKED_SHARE),
-                repr(letterforms.ACCENTED_SHARE), "accents: per line; the most frequent mark "
-                "dropped, then all; not inside a decoded block",
+                repr(letterforms.MARKED_SHARE), repr(letterforms.ACCENTED_SHARE),
+                "accents: composed marks by NFD, per line; the most frequent mark dropped, "
+                "then all; not inside a decoded block",
                 repr(sorted(letterforms._TURNED.items())), letterforms._TURNED_ONLY,
                 repr(letterforms.TURNED_SHARE), repr(limits.MIN_CODES),
                 normalise._PARENTHESIZED_RE.pattern, letterforms._VERTICAL_HINT_RE.pattern,
