@@ -25,9 +25,10 @@ linear-time. ``scan(text)`` runs, cheapest first:
    only at those places (or, where its anchors are everywhere, by the regex engine's search).
    So a long ordinary text costs one index and a few regex matches.
 4. Encoded blocks (base64/base64url, hex, ``\\x``, ``0x``, URL escapes, HTML entities, ``\\u``
-   escapes, character codes, ROT13 and the other letter ciphers: ``encodings``; the
-   encodings of mail and file transfer: ``transfer``; letters split by a separator, under
-   stacked marks, upside down, in braille or the NATO alphabet: ``letterforms``; text written
+   escapes, character codes, ROT13 and the other letter ciphers, punctuation inserted before
+   words: ``encodings``; the encodings of mail and file transfer: ``transfer``; letters split
+   by a separator, under stacked marks or an accent each, upside down, in braille or the
+   NATO alphabet: ``letterforms``; text written
    backwards, by its letter pairs: ``direction``; Base2048 and Ecoji, read from the text
    as written: ``alphabets``; at most ``MAX_BLOCKS`` blocks,
    ``MAX_DECODED`` bytes each, ``MAX_DEPTH`` levels) that decode to mostly printable UTF-8
