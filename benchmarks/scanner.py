@@ -329,13 +329,12 @@ PARTLY: dict[str, Callable[[str], str]] = {
                                        for word in t.lower().split()),
     # punctuation inserted, as a public converter does to a fifth of the words: before or
     # after a word, or anywhere in the text (into words too); read back where marks start
-    # words or stand between letters, so a text whose marks all came after a word, or are
-    # full stops, colons or hyphens inside one, is read as written
+    # words, so a text whose marks all came after a word or inside one is read as written
     "punctuation between words": lambda t: _punctuated(t, between=True),
     "punctuation within words": lambda t: _punctuated(t, between=False),
-    # an acute accent on every vowel, as a public converter writes it: read without any
-    # accent, which also drops the accents a language's own words carry ("système"), so an
-    # order in French, German, Spanish or Polish can read as no order
+    # an acute accent on every vowel, as a public converter writes it: read without the
+    # accent the text carries most, which also drops a language's own acutes ("próxima"),
+    # so an order in Spanish, French, Portuguese or Polish can read as no order
     "accents on the vowels": lambda t: unicodedata.normalize(
         "NFC", "".join(c + "\u0301" if c in "aeiouAEIOU" else c for c in t)),
 }

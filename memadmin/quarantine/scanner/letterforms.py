@@ -153,8 +153,9 @@ def _vertical(norm: str) -> list[tuple[int, int, str]]:
 # Accents on letters, composed ("Ìgñórê áll prëvìòùs", a public converter's accent on every
 # vowel, a way past filters that match words): a passage (the whole text, or its lines)
 # where at least ``ACCENTED_SHARE`` of the letters carry one, composed or apart, is read
-# without any. Vietnamese and Yoruba pass too, and read so they are the same words without
-# their tones: an extra reading, judged as the plain text is.
+# without the mark it carries most (the converter's), and without any if others remain.
+# Vietnamese and Yoruba pass too, and read so they are the same words without their tones:
+# an extra reading, judged as the plain text is.
 MARKED_SHARE = 0.6
 ACCENTED_SHARE = 0.25
 _LETTER_RE = re.compile(r"[^\W\d_]")
@@ -245,7 +246,6 @@ def _unmarked(text: str) -> list[str]:
     if len(marks) > 1:
         readings.append(_MARK_RE.sub("", apart))
     return readings
-
 
 
 # ---------------------------------------------------------------------------------------------
