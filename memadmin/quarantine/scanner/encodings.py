@@ -839,8 +839,9 @@ def _gaps(text: str, start: int = 0, end: int | None = None) -> int:
 def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
     """The passage of ``norm`` written in leetspeak, with its letters read back: the whole
     text, or each line, as above."""
-    return _read_where(norm, [match.start() for match in _LEET_DIGIT_RE.finditer(norm)],
-                       MIN_LEET_WORDS, LEET_SHARE, _unleet)
+    digits = [match.start() for match in _LEET_DIGIT_RE.finditer(norm)]
+    return [(start, end, _unleet(norm[start:end]))
+            for start, end in _passages(norm, digits, MIN_LEET_WORDS, LEET_SHARE)]
 
 
 # (issue 19, seventh session) Punctuation inserted before, after or inside words ("Ignore
@@ -857,7 +858,7 @@ def _leet_lines(norm: str) -> list[tuple[int, int, str]]:
 # stop or hyphen inside a word belongs to a domain or a compound as often. Not read where
 # another form is read from the whole text: written backwards (or upside down, which is
 # backwards too), a text's marks all start words. Found on the text's shape as bytes (ASCII
-# letters "a", the four marks "!", white space " "), counted in C first.
+# letters "a", the four marks "!", white space " "), searched in C.
 _NOISE_SHAPE = bytes(ord("a") if chr(c).isascii() and chr(c).isalpha() else ord("!")
                      if chr(c) in "!,;:" else ord(" ") if chr(c) in " \t\n\r\x0b\x0c"
                      else ord("#") for c in range(256))
@@ -872,24 +873,22 @@ def _noise_lines(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
     """``norm`` read without the punctuation inserted among its words, if the whole text or
     a line of it shows it, as above. Read whole even then: a line read apart loses what
     frames it (a list of attacks in a test, quoted)."""
-    shape = ascii_bytes.translate(_NOISE_SHAPE)
-    if shape.count(b" !a") < MIN_NOISE:
-        return []
-    signs = [match.start() + 1 for match in _NOISE_SIGN_RE.finditer(shape)]
-    if not _read_where(norm, signs, MIN_NOISE, NOISE_SHARE, str):
+    signs = [match.start() + 1
+             for match in _NOISE_SIGN_RE.finditer(ascii_bytes.translate(_NOISE_SHAPE))]
+    if not _passages(norm, signs, MIN_NOISE, NOISE_SHARE):
         return []
     return [(0, len(norm), _NOISE_MARKS_RE.sub("", norm))]
 
 
-def _read_where(norm: str, signs: list[int], least: int, share: float,
-                read: Callable[[str], str]) -> list[tuple[int, int, str]]:
-    """``norm`` read by ``read`` if its ``signs`` (places, ascending) number ``least`` and
-    ``share`` of its gaps, else each line where they do."""
+def _passages(norm: str, signs: list[int], least: int,
+              share: float) -> list[tuple[int, int]]:
+    """``(start, end)``: all of ``norm`` if its ``signs`` (places, ascending) number ``least``
+    and ``share`` of its gaps, else each line where they do."""
     if len(signs) < least:
         return []
     if len(signs) >= share * _gaps(norm):
-        return [(0, len(norm), read(norm))]
-    found: list[tuple[int, int, str]] = []
+        return [(0, len(norm))]
+    found: list[tuple[int, int]] = []
     i = 0
     while i < len(signs) and len(found) < MAX_BLOCKS:
         start = norm.rfind("\n", 0, signs[i]) + 1
@@ -899,7 +898,7 @@ def _read_where(norm: str, signs: list[int], least: int, share: float,
         while j < len(signs) and signs[j] < end:
             j += 1
         if j - i >= least and j - i >= share * _gaps(norm, start, end):
-            found.append((start, end, read(norm[start:end])))
+            found.append((start, end))
         i = j
     return found
 

@@ -171,12 +171,16 @@ def _stacked(norm: str, start: int, end: int) -> list[re.Match[str]]:
             if mark.start() and norm[mark.start() - 1].isalpha()]
 
 
+def _ascii_letters(ascii_piece: bytes) -> int:
+    return len(ascii_piece) - len(ascii_piece.translate(None, _ASCII_LETTERS))
+
+
 def _mostly(marked: int, ascii_piece: bytes, others: str, share: float = MARKED_SHARE) -> bool:
     """Whether ``marked`` letters are ``share`` of the letters of a piece of text (as ASCII
     bytes, and its non-ASCII characters), and ``MIN_CODES`` at least."""
     if marked < MIN_CODES:
         return False
-    letters = len(ascii_piece) - len(ascii_piece.translate(None, _ASCII_LETTERS))
+    letters = _ascii_letters(ascii_piece)
     # (the other letters counted only if the ASCII ones leave it open: Vietnamese does not)
     return (marked >= share * letters
             and marked >= share * (letters + len(_LETTER_RE.findall(others))))
@@ -208,22 +212,22 @@ def _marked(norm: str, ascii_bytes: bytes, others: str,
         return []
     if _mostly(accented + len(stacked), ascii_bytes, others, ACCENTED_SHARE):
         return [(0, len(norm), reading) for reading in _unmarked(norm)]
-    first = last = -1
-    start = 0
-    for line in ascii_bytes.split(b"\n") if b"\n" in ascii_bytes else ():
-        end = start + len(line)
-        possible = line.count(b"?")        # (the most its accented letters can number)
-        if possible >= MIN_CODES and possible >= ACCENTED_SHARE * (
-                len(line) - len(line.translate(None, _ASCII_LETTERS))):
-            line_others = non_ascii(norm[start:end])
-            marked = _accented(line_others)
-            if _MARK_RE.search(line_others):   # (marks apart are rare: searched where they are)
-                marked += len(_stacked(norm, start, end))
-            if _mostly(marked, line, line_others, ACCENTED_SHARE):
-                first = start if first < 0 else first
-                last = end
-        start = end + 1
-    return [(first, last, reading) for reading in _unmarked(norm[first:last])] if first >= 0 else []
+    if "\n" not in norm or (span := _lines_span(norm, _accented_enough)) is None:
+        return []                          # (one line: judged whole above)
+    return [(*span, reading) for reading in _unmarked(norm[span[0]:span[1]])]
+
+
+def _accented_enough(line: str) -> bool:
+    """Whether ``ACCENTED_SHARE`` of a line's letters carry a mark, composed or apart."""
+    piece = line.encode("ascii", "replace")
+    possible = piece.count(b"?")          # (the most its accented letters can number)
+    if possible < MIN_CODES or possible < ACCENTED_SHARE * _ascii_letters(piece):
+        return False
+    others = non_ascii(line)
+    marked = _accented(others)
+    if _MARK_RE.search(others):            # (marks apart are rare: searched where they are)
+        marked += len(_stacked(line, 0, len(line)))
+    return _mostly(marked, piece, others, ACCENTED_SHARE)
 
 
 def _accented(others: str) -> int:
