@@ -557,8 +557,8 @@ def _common_count(lower: bytes, allowed: int) -> int:
 
 def _rot13(norm: str, hits: int | None = None) -> tuple[int, int, str] | None:
     """The span and decoded text of a ROT13 passage: at least three of its words are common
-    prompt words once rotated, three times as many as before. (Over bytes, in C passes;
-    non-ASCII characters become "?" one for one, so indices agree.)"""
+    prompt words once rotated, three times as many as before. (Found over bytes, in C passes,
+    non-ASCII characters as "?" one for one, so indices agree.)"""
     data = norm.encode("ascii", "replace")
     lower = b" " + data.lower()
     if not _rotated_enough(lower, hits):
@@ -572,7 +572,8 @@ def _rot13(norm: str, hits: int | None = None) -> tuple[int, int, str] | None:
     start = before.start() if before else start
     after = _ROT13_AFTER_RE.match(data, end)
     end = after.end() if after else end
-    return start, end, rotated[start:end].decode("ascii")
+    # (read from ``norm``: a quotation mark or an accented letter inside the passage stays)
+    return start, end, norm[start:end].translate(_ROT13_STR)
 
 
 _ROT13_REACH = 3

@@ -90,7 +90,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    repr(encodings.LEET_SHARE), repr(encodings._NOISE_SIGN_RE.pattern),
                    repr(encodings._NOISE_SHAPE), encodings._NOISE_MARKS_RE.pattern,
                    repr((encodings.MIN_NOISE, encodings.NOISE_SHARE)),
-                   "noise: not where a whole-text reading is", repr(sorted(encodings._CIPHERS)),
+                   "noise: not where a whole-text reading is",
+                   "rot13 in a line: read from the text, non-ASCII kept",
+                   repr(sorted(encodings._CIPHERS)),
                    repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
                    # the words that give ROT13 and the other ciphers away, and Morse's letters
                    encodings._COMMON_WORDS, repr(sorted(encodings._MORSE.items()))])),
