@@ -224,6 +224,21 @@ def _punctuated(text: str, between: bool) -> str:
     return "".join(letters).strip()
 
 
+_LONG_WORD_RE = re.compile(r"[A-Za-z]{4,}")
+
+
+def _split_words(before: str, after: str = "") -> Callable[[str], str]:
+    """Markup put inside each word of four ASCII letters or more: ``before`` at the word's
+    middle and, if given, ``after`` two letters on ("ig**no**re")."""
+    def split(word: re.Match[str]) -> str:
+        text = word.group()
+        half = len(text) // 2
+        if not after:
+            return text[:half] + before + text[half:]
+        return text[:half] + before + text[half:half + 2] + after + text[half + 2:]
+    return lambda t: _LONG_WORD_RE.sub(split, t)
+
+
 def _zalgo(text: str) -> str:
     return "".join(c + _MARKS[i % len(_MARKS)] if c.isalpha() else c
                    for i, c in enumerate(text))
@@ -305,6 +320,12 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     # (binary-to-text over large alphabets, by the published encoders: scanner.alphabets)
     "Base2048": _base2048,
     "Ecoji": _ecoji,
+    # (markup a reader skips, inside words: scanner.markup_splits)
+    "terminal colours inside words": _split_words("\x1b[31m", "\x1b[0m"),
+    "terminal escapes written out": _split_words("\\x1b[0m"),
+    "HTML comments inside words": _split_words("<!-- -->"),
+    "HTML tags inside words": _split_words("<b>", "</b>"),
+    "Markdown bold inside words": _split_words("**", "**"),
     "tag characters": lambda t: "Nice weather." + "".join(
         chr(0xE0000 + ord(c)) if ord(c) < 128 else c for c in t),
     "invisible operators as bits": lambda t: "Nice weather." + _bits(t, "\u2062", "\u2063"),

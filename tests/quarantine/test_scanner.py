@@ -1158,6 +1158,12 @@ class TestHostileInput:
         # words, linearly, at about 8 s a megabyte)
         "ØƿСཛ" * 62_500, ("ØƿСཛϛʛઞ " * 31_250), "🀄" * 1_000_000, "🀄☕" * 500_000,
         ("🀄" * 7 + "\n") * 120_000,
+        # markup inside words (eighth session): escapes whose final byte is a letter, marks,
+        # comments never closed, tags, and all of them in a row (a pattern that repeated its
+        # pieces before a letter took 42 s on a tenth of the first)
+        "a\x1b[" * 250_000, "a**b" * 250_000, "a<!--" * 200_000, "a<!-- x -->b " * 80_000,
+        "ab<i>c</i>d**e~~f\x1b[1mg " * 40_000, "a<b " + "x" * 1_000_000,
+        "<!-- <a title='x**y<b>z'>q**r</a> -->w" * 25_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.process_time()

@@ -1,8 +1,8 @@
 """The prompt-injection scanner: explainable rules over text an agent is about to remember.
 
 The package: ``normalise`` (steps 1-2), ``index`` (the compiled rules and the word-start index,
-step 3), ``encodings``, ``transfer``, ``letterforms``, ``direction``, ``words`` and ``alphabets``
-(step 4),
+step 3), ``encodings``, ``transfer``, ``letterforms``, ``direction``, ``words``, ``alphabets``
+and ``markup_splits`` (step 4),
 ``rules/`` (one module of rule data per family, the rule-set version in ``rules/__init__``),
 ``spec`` (the rule language), ``limits``. The engine is below.
 
@@ -30,7 +30,8 @@ linear-time. ``scan(text)`` runs, cheapest first:
    by a separator, under stacked marks or an accent each, upside down, in braille or the
    NATO alphabet: ``letterforms``; text written
    backwards, by its letter pairs: ``direction``; Base2048 and Ecoji, read from the text
-   as written: ``alphabets``; at most ``MAX_BLOCKS`` blocks,
+   as written: ``alphabets``; words split by markup a reader skips, the text read and decoded
+   without it: ``markup_splits``; at most ``MAX_BLOCKS`` blocks,
    ``MAX_DECODED`` bytes each, ``MAX_DEPTH`` levels) that decode to mostly printable UTF-8
    are rescanned; a match inside yields a ``PI-ENCODED-1`` span covering the whole block. A
    cheap pass first shows whether any such block can exist. Text hidden in invisible
@@ -52,11 +53,13 @@ no nested unbounded quantifier, so the cost stays linear in the length of the te
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from memadmin.quarantine.scanner.alphabets import alphabet_blocks, masked
 from memadmin.quarantine.scanner.encodings import decoded_blocks
 from memadmin.quarantine.scanner.index import _regex_matches
 from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MAX_DEPTH, MAX_SPANS_PER_RULE
+from memadmin.quarantine.scanner.markup_splits import Reread
 from memadmin.quarantine.scanner.mentions import quoted_mention
 from memadmin.quarantine.scanner.normalise import _normalise, _Text
 from memadmin.quarantine.scanner.rules import RULES, RULESET_VERSION, rule, ruleset_digest
@@ -147,11 +150,17 @@ def _orders(text: _Text, gated: bool,
     visible letters without the quotes and line breaks they hide ("ignore+previous+
     instructions"), so the block is judged by what it decodes to, as PI-ENCODED-1. A decoded
     block is judged so too, as the plain text is (a base64 copy of a security write-up that
-    quotes "ignore previous instructions" is no more an injection than the write-up)."""
+    quotes "ignore previous instructions" is no more an injection than the write-up). Nor a
+    mention as the text reads without markup that splits its words (``markup_splits``)."""
     escaped = [(start, end) for start, end, _text, is_escaped in blocks if is_escaped]
+    reread: Reread | None = None       # (made for the first match that is left)
     for start, end, rule_id in _regex_matches(text, gated=gated):
-        if (not any(a <= start and end <= b for a, b in escaped)
-                and not quoted_mention(text.lower, start, end, fast=gated)):
+        if (any(a <= start and end <= b for a, b in escaped)
+                or quoted_mention(text.lower, start, end, fast=gated)):
+            continue
+        if reread is None:
+            reread = Reread(text.lower, partial(quoted_mention, fast=gated))
+        if not reread.mentioned(start, end):
             yield start, end, rule_id
 
 

@@ -46,6 +46,7 @@ from memadmin.quarantine.scanner.limits import (
     MIN_ENTITIES,
     MIN_HEX,
 )
+from memadmin.quarantine.scanner.markup_splits import split_text
 from memadmin.quarantine.scanner.spec import _trie
 from memadmin.quarantine.scanner.transfer import printable_text
 from memadmin.quarantine.text import WORD_RE, line_at, non_ascii
@@ -909,7 +910,25 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     """``(start, end, decoded text, escaped)`` of each encoded block of ``norm`` that decodes
     to text; ``escaped``: an encoding proper (base64, hex, escapes, character codes), not a
     ROT13, cipher or leetspeak passage. ``ciphers``: read ``_CIPHERS`` and accented letters
-    too (not inside a decoded block)."""
+    too (not inside a decoded block). Where markup splits words (``markup_splits``), the
+    text as it reads without it, and the blocks found there, as spans of ``norm``: the
+    markup's letters and digits would read as a cipher's or leetspeak's ("<b>" gives ROT13
+    its vowels, "\x1b[31m" leetspeak its digits), and a block it splits is whole there. The
+    encoded blocks of ``norm`` as written are kept too: base85 writes "**" and "<" as data."""
+    split = split_text(norm)
+    if split is None:
+        return _decoded_blocks(norm, hinted, ciphers)
+    found = [block for block in _decoded_blocks(norm, hinted, ciphers) if block[3]]
+    spans = {(start, end) for start, end, _text, _escaped in found}
+    for start, end, text, escaped in _decoded_blocks(split.reading, hinted, ciphers):
+        span = split.to_text(start, end)
+        if not (escaped and span in spans):
+            found.append((*span, text, escaped))
+    found.append((0, len(norm), split.reading, False))
+    return found
+
+
+def _decoded_blocks(norm: str, hinted: bool, ciphers: bool) -> list[tuple[int, int, str, bool]]:
     found = []
     ascii_bytes = norm.encode("ascii", "replace")     # (non-ASCII as "?": indices agree)
     for start, end, kind in _encoded_blocks(norm, hinted, ascii_bytes):

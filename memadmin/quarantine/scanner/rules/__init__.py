@@ -11,6 +11,7 @@ from memadmin.quarantine.scanner import (
     encodings,
     letterforms,
     limits,
+    markup_splits,
     mentions,
     normalise,
     transfer,
@@ -130,6 +131,12 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 alphabets.B2048_RE.pattern, alphabets.ECOJI_RE.pattern,
                 repr((alphabets.MIN_B2048, alphabets.MIN_ECOJI, alphabets.MIN_SCRIPTS)),
                 "masked: a space a character, line breaks kept"])),
+            # words split by markup a reader skips (terminal escapes, HTML comments and tags,
+            # Markdown marks), read again without it (issue 19, eighth session)
+            ("~markup-splits", "", " ".join([
+                markup_splits._PIECE_RE.pattern, markup_splits._EDGE_PIECE_RE.pattern,
+                "runs between two letters, and edge runs of split words; the whole text read, "
+                "and decoded (the encoded blocks as written kept); mentions as it reads"])),
             # which way a text reads: the telling letter pairs and the decision's bounds; its
             # word order, by where sentences start and end (each word backwards read so too)
             ("~direction", "", " ".join([
