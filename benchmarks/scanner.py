@@ -275,6 +275,10 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "binary": lambda t: "".join(f"{b:08b}" for b in t.encode()),
     "decimal codes": lambda t: " ".join(str(b) for b in t.encode()),
     "octal escapes": lambda t: "".join(f"\\{b:03o}" for b in t.encode()),
+    # (a language's character function, called once a character and joined: encodings)
+    "chr() calls, Python": lambda t: "+".join(f"chr({ord(c)})" for c in t),
+    "CHAR() calls, SQL, bytes": lambda t: "SELECT " + "+".join(f"CHAR({b})" for b in t.encode()),
+    "[char] casts, PowerShell": lambda t: "-join (" + ",".join(f"[char]{ord(c)}" for c in t) + ")",
     # (found by the letter pairs of the text's first 2,048 characters, in any language: a
     # short text in a language the corpus has little of may show too few; a converter turns
     # Latin letters only, and NFKC reads its turned J, "ſ", as "s")

@@ -126,8 +126,15 @@ class TestTextEncodings:
         codecs.encode(ORDER, "rot13"),
         "".join(f"&#{ord(c)};" for c in ORDER),
         "".join(f"&#x{ord(c):x};" for c in ORDER),
+        "+".join(f"chr({ord(c)})" for c in ORDER),
+        "SELECT " + "||".join(f"CHR(0x{ord(c):X})" for c in ORDER) + " FROM dual",
+        "$x = " + " . ".join(f"chr({ord(c)})" for c in ORDER) + ";",
+        "-join (" + ",".join(f"[char]{ord(c)}" for c in ORDER) + ")",
+        "Dim s = " + " & ".join(f"ChrW({ord(c)})" for c in ORDER),
     ], ids=["base64", "base64-unpadded", "base64url", "hex", "hex-upper", "hex-spaced",
-            "x-escapes", "u-escapes", "url", "rot13", "entities-decimal", "entities-hex"])
+            "x-escapes", "u-escapes", "url", "rot13", "entities-decimal", "entities-hex",
+            "python-chr-calls", "oracle-chr-hex", "php-chr-calls", "powershell-char-casts",
+            "vb-chrw-calls"])
     def test_an_encoded_order_is_flagged(self, encoded: str) -> None:
         assert_flagged(f"Imported record: {encoded}", "PI-ENCODED-1")
 
@@ -253,9 +260,13 @@ class TestTextEncodings:
         "Grid: a b c d e f g h / 1 2 3 4 5 6 7 8, the knight starts on g 1.",
         "TOTP secret JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP, rotate it monthly.",
         "Rhythm: crwth, cwm, nth, tsk, brr, pfft, hmm, shh, psst, zzz, grr, ssh.",
+        "line_end = CHAR(13)+CHAR(10)  -- CRLF for the export; tab = CHAR(9)",
+        "greeting = " + "+".join(f"chr({ord(c)})" for c in "Happy birthday, Sam! See you at 8."),
+        "alphabet = ''.join(chr(65 + i) for i in range(26))  # A-Z, chr(65) is A",
     ], ids=["png", "uuid", "sha256", "hex-colours", "query-string", "u-escaped-words",
             "named-entities", "rot13-joke", "base64-letter", "pem-certificate",
-            "form-query", "chess-grid", "base32-secret", "vowelless-words"])
+            "form-query", "chess-grid", "base32-secret", "vowelless-words", "sql-crlf",
+            "chr-calls-greeting", "chr-in-a-comprehension"])
     def test_harmless_encoded_data_is_clean(self, text: str) -> None:
         assert not scan(text).flagged, scan(text).rules
 

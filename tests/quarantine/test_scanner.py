@@ -1164,6 +1164,8 @@ class TestHostileInput:
         "a\x1b[" * 250_000, "a**b" * 250_000, "a<!--" * 200_000, "a<!-- x -->b " * 80_000,
         "ab<i>c</i>d**e~~f\x1b[1mg " * 40_000, "a<b " + "x" * 1_000_000,
         "<!-- <a title='x**y<b>z'>q**r</a> -->w" * 25_000,
+        # character calls (eighth session): calls without end, names without calls
+        "chr(1)+" * 140_000, "CHAR(" * 200_000, "[char]1," * 125_000, "chr(9999999)+" * 70_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.process_time()

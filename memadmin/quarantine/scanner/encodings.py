@@ -197,6 +197,8 @@ def _decoded(block: str, kind: str) -> str | None:
         return printable_text(_decode_codes(block, kind))
     if kind == "morse":
         return _decode_morse(block)
+    if kind == "calls":
+        return _decode_calls(block)
     if kind in _TRANSFER_DECODERS:
         return _TRANSFER_DECODERS[kind](block)
     if kind == "0x":
@@ -321,6 +323,40 @@ def _decode_morse(block: str) -> str | None:
     return " ".join("".join(_MORSE.get(code, "?") for code in word) for word in words if word)
 
 
+# (issue 19, eighth session) Characters written as calls of a language's character function,
+# joined into one string, as obfuscated code writes an order: chr(73)+chr(103) (Python),
+# CHAR(73)+CHAR(103) (SQL Server), CHR(73)||CHR(103) (Oracle, PostgreSQL), chr(73).chr(103)
+# (PHP, Perl), Chr(73) & Chr(103) (Visual Basic), [char]73+[char]103 (PowerShell); codes in
+# decimal or 0x hex, at least ``MIN_CODES`` calls in a row. (The names are spelt out in their
+# cases, so that each branch starts with a literal; the hint is the name's end before its
+# bracket, six searches in C.)
+_CODE = r"(?:0[xX][0-9a-fA-F]{1,6}|[0-9]{1,7})"
+_CALL = (rf"(?:(?:chrw|ChrW|CHRW|chr|Chr|CHR|char|Char|CHAR)\(\s{{0,3}}{_CODE}\s{{0,3}}\)"
+         rf"|\[(?:char|Char|CHAR)\]\s{{0,3}}{_CODE})")
+_CALLS_RE = re.compile(rf"{_CALL}(?:\s{{0,3}}(?:\+|\|\||\.|,|&)\s{{0,3}}{_CALL})"
+                       rf"{{{MIN_CODES - 1},}}")
+_CALL_CODE_RE = re.compile(rf"[(\]]\s{{0,3}}({_CODE})")
+
+
+def _calls_hint(data: bytes) -> bool:
+    return (b"r(" in data or b"R(" in data or b"W(" in data or b"w(" in data
+            or b"r]" in data or b"R]" in data)
+
+
+def _decode_calls(block: str) -> str | None:
+    """The characters of a run of character calls: code points, or, where every code is a
+    byte and they are UTF-8 (SQL's CHAR gives bytes), the text those bytes spell."""
+    codes = [int(code, 16) if code[1:2] in ("x", "X") else int(code)
+             for code in _CALL_CODE_RE.findall(block[: MAX_DECODED * 16])][:MAX_DECODED]
+    if codes and max(codes) <= 255:
+        try:
+            return printable_text(bytes(codes).decode("utf-8").encode())
+        except UnicodeDecodeError:
+            pass
+    text = "".join(chr(code) if code <= 0x10FFFF else "\ufffd" for code in codes)
+    return printable_text(text.encode("utf-8", "replace"))
+
+
 _NOT_BINARY_RE = re.compile(r"[^01]")
 _NUMBER_RE = re.compile(r"[0-9]+")
 
@@ -345,6 +381,7 @@ _KINDS: tuple[tuple[re.Pattern[str], str, Callable[[bytes], object]], ...] = (
     # two blocks with the same span the first kind is kept)
     (_BINARY_RE, "binary", _BINARY_HINT), (_DECIMAL_RE, "decimal", _decimal_hint),
     (_OCTAL_RE, "octal", _OCTAL_HINT.search), (_MORSE_RE, "morse", _MORSE_HINT),
+    (_CALLS_RE, "calls", _calls_hint),
     (transfer.MIME_RE, "mime", transfer.MIME_HINT), (transfer.QP_RE, "qp", transfer.QP_HINT),
     (transfer.UU_RE, "uu", transfer.uu_hint),
     (_B64_RE, "base64", _B64_HINT), (transfer.TOKEN_RE, "base85", _TOKEN_HINT),
