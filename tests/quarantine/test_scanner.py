@@ -1166,6 +1166,9 @@ class TestHostileInput:
         "<!-- <a title='x**y<b>z'>q**r</a> -->w" * 25_000,
         # character calls (eighth session): calls without end, names without calls
         "chr(1)+" * 140_000, "CHAR(" * 200_000, "[char]1," * 125_000, "chr(9999999)+" * 70_000,
+        # a line of a megabyte with a space every few characters: each space was a place a
+        # uuencoded line might start, copied out and measured (7.9 s; 0.12 s at 100 KB)
+        "\" . \"" * 200_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.process_time()

@@ -200,22 +200,29 @@ def decode85(token: str) -> str | None:
     return printable_text(data) if data else None
 
 
-def _uu_line(line: str) -> bool:
-    """Whether a line is as long as its first character says (it may have lost up to three
-    trailing spaces): an all-capitals line of a note is not."""
-    if not line:
+def _uu_line(line: str, start: int = 0) -> bool:
+    """Whether ``line[start:]`` is as long as its first character says (it may have lost up
+    to three trailing spaces): an all-capitals line of a note is not."""
+    if start >= len(line):
         return False
-    needed = -(-(ord(line[0]) - 32) // 3) * 4
-    return 0 <= needed - (len(line) - 1) <= 3
+    needed = -(-(ord(line[start]) - 32) // 3) * 4
+    return 0 <= needed - (len(line) - start - 1) <= 3
+
+
+# the longest line ``_uu_line`` accepts: a length character ("`", 64 bytes) and 88 more
+_UU_LONGEST = 1 + 88
 
 
 def _uu_start(line: str) -> str | None:
     """``line`` from where it is a uuencoded line: the whole, or after a space (its label's,
-    "Encoded: M26=..."); None if from nowhere."""
+    "Encoded: M26=..."); None if from nowhere. Only the spaces near the line's end can start
+    one (a line of a megabyte with a space every few characters took seconds, each place
+    copied out and measured)."""
     if _uu_line(line):
         return line
-    return next((line[i + 1:] for i, c in enumerate(line)
-                 if c == " " and _uu_line(line[i + 1:])), None)
+    first = max(0, len(line) - _UU_LONGEST - 1)
+    return next((line[i + 1:] for i in range(first, len(line))
+                 if line[i] == " " and _uu_line(line, i + 1)), None)
 
 
 def _uu_lines(block: str) -> list[str]:
