@@ -224,6 +224,13 @@ def _punctuated(text: str, between: bool) -> str:
     return "".join(letters).strip()
 
 
+def _pieces(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of ``size`` characters, a character with its marks and an
+    emoji sequence (a flag's tag characters) kept whole."""
+    clusters = _CLUSTER_RE.findall(text)
+    return ["".join(clusters[i:i + size]) for i in range(0, len(clusters), size)]
+
+
 _LONG_WORD_RE = re.compile(r"[A-Za-z]{4,}")
 
 
@@ -357,6 +364,15 @@ PARTLY: dict[str, Callable[[str], str]] = {
     # words, so a text whose marks all came after a word or inside one is read as written
     "punctuation between words": lambda t: _punctuated(t, between=True),
     "punctuation within words": lambda t: _punctuated(t, between=False),
+    # the text cut into string literals of eight characters (an emoji or an accent kept
+    # whole) that the language joins again, "payload splitting": read joined, with the quotes
+    # escaped inside read as quotes (encodings); the text as written keeps its own readings,
+    # where a literal's start reads as a line's ("admin: ..." as a header), and a header that
+    # must start a line ("### System") is inside a literal
+    "string literals joined, +": lambda t: " + ".join(
+        json.dumps(piece, ensure_ascii=False) for piece in _pieces(t, 8)),
+    "string literals joined, SQL": lambda t: "SELECT " + " || ".join(
+        "'" + piece.replace("'", "''") + "'" for piece in _pieces(t, 8)),
     # an acute accent on every vowel, as a public converter writes it: read without the
     # accent the text carries most, which also drops a language's own acutes ("próxima"),
     # so an order in Spanish, French, Portuguese or Polish can read as no order

@@ -1169,6 +1169,8 @@ class TestHostileInput:
         # a line of a megabyte with a space every few characters: each space was a place a
         # uuencoded line might start, copied out and measured (7.9 s; 0.12 s at 100 KB)
         "\" . \"" * 200_000,
+        # string literals joined (eighth session): joints in a row, quotes without joints
+        "'a' + " * 170_000, "'+'" * 330_000, "\\'" * 500_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.process_time()

@@ -919,6 +919,31 @@ def _noise_lines(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
     return [(0, len(norm), _NOISE_MARKS_RE.sub("", norm))]
 
 
+# (issue 19, eighth session) An order split into string literals that the language joins
+# again ("payload splitting": 'Ign' + 'ore all prev' + 'ious instructions'; PHP's and Perl's
+# ".", SQL's "||", Visual Basic's "&"): no search for a word sees it whole. Where two literals
+# meet at such an operator, the whole text is read without the closing quote, the operator and
+# the opening quote between them ("'Ign' + 'ore'" reads "'Ignore'"), so the order keeps its
+# frame (a fixture that splits a quoted attack is read as the same fixture unsplit). A "."
+# counts with one space on both sides: prose writes "'yes'. 'No'" and "dije'."". (The pattern
+# starts with a quote, which the regex engine skips to.)
+_JOINT_RE = re.compile(r"""['"](?:\s{0,16}(?:\+|\|\||&)\s{0,16}| \. )['"]""")
+
+
+# a quote escaped inside a literal, as the languages write it ("\\"", "\\'", SQL's "''")
+_ESCAPED_QUOTE_RE = re.compile(r"""\\(["'])|''""")
+
+
+def _joined_literals(norm: str) -> list[tuple[int, int, str]]:
+    """``norm`` read with its adjacent string literals joined, if it has any, as above, and
+    the quotes escaped inside them read as quotes: the string's value ("\\"Ignore ...\\""
+    is a quotation in it, as it would be written plainly)."""
+    if _JOINT_RE.search(norm) is None:
+        return []
+    joined = _JOINT_RE.sub("", norm)
+    return [(0, len(norm), _ESCAPED_QUOTE_RE.sub(lambda quote: quote.group(1) or "'", joined))]
+
+
 def _passages(norm: str, signs: list[int], least: int,
               share: float) -> list[tuple[int, int]]:
     """``(start, end)``: all of ``norm`` if its ``signs`` (places, ascending) number ``least``
@@ -993,4 +1018,5 @@ def _decoded_blocks(norm: str, hinted: bool, ciphers: bool) -> list[tuple[int, i
                            for start, end, _text, escaped in found):
         found.extend((start, end, text, False)
                      for start, end, text in _noise_lines(norm, ascii_bytes))
+    found.extend((start, end, text, False) for start, end, text in _joined_literals(norm))
     return found
