@@ -3,13 +3,15 @@
 Base64 (and base64url, URL-quoted base64, the lines of a wrapped block), base32, hex (plain,
 spaced, ``\\x``, ``0x``, wrapped), URL percent-escapes and form encoding ("+" for a space),
 HTML entities, ``\\u`` escapes (also ``\\u{...}`` and ``\\U........``), binary, decimal and octal
-character codes, Morse code, quoted-printable, MIME encoded words, uuencode, Ascii85 and
-base85 (``transfer``), letters spaced out (split by other separators, one per line, under
-stacked marks, upside down, in braille or the NATO alphabet: ``letterforms``), ROT13 (found
-by its vowels, in any language written in Latin letters), other Caesar shifts and Atbash,
-text written backwards or with its words in reverse order (``direction``) and leetspeak
-(digits for letters, by its words). Each kind has a cheap hint (a byte pattern that must
-occur) so that an ordinary text costs a few ``bytes`` searches.
+character codes, a language's character calls joined ("chr(73)+chr(103)"), Morse code,
+quoted-printable, MIME encoded words, uuencode, Ascii85 and base85 (``transfer``), letters
+spaced out (split by other separators, one per line, under stacked marks, upside down, in
+braille or the NATO alphabet: ``letterforms``), ROT13 (found by its vowels, in any language
+written in Latin letters), other Caesar shifts and Atbash, text written backwards or with its
+words in reverse order (``direction``), leetspeak (digits for letters, by its words), string
+literals the language joins again ("'Ign' + 'ore'") and words split by markup
+(``markup_splits``: the text is read, and decoded, without it). Each kind has a cheap hint (a
+byte pattern that must occur) so that an ordinary text costs a few ``bytes`` searches.
 A block of escapes takes in the plain characters right before its first escape
 ("Disreg%61rd"); a ROT13 passage is its lines (or, inside a line of plain text, the words
 around its common ones).
@@ -975,7 +977,7 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     too (not inside a decoded block). Where markup splits words (``markup_splits``), the
     text as it reads without it, and the blocks found there, as spans of ``norm``: the
     markup's letters and digits would read as a cipher's or leetspeak's ("<b>" gives ROT13
-    its vowels, "\x1b[31m" leetspeak its digits), and a block it splits is whole there. The
+    its vowels, "\\x1b[31m" leetspeak its digits), and a block it splits is whole there. The
     encoded blocks of ``norm`` as written are kept too: base85 writes "**" and "<" as data."""
     split = split_text(norm)
     if split is None:
