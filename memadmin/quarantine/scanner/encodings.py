@@ -350,12 +350,10 @@ def _decode_calls(block: str) -> str | None:
     byte and they are UTF-8 (SQL's CHAR gives bytes), the text those bytes spell."""
     codes = [int(code, 16) if code[1:2] in ("x", "X") else int(code)
              for code in _CALL_CODE_RE.findall(block[: MAX_DECODED * 16])][:MAX_DECODED]
-    if codes and max(codes) <= 255:
-        try:
-            return printable_text(bytes(codes).decode("utf-8").encode())
-        except UnicodeDecodeError:
-            pass
-    text = "".join(chr(code) if code <= 0x10FFFF else "\ufffd" for code in codes)
+    try:
+        text = bytes(codes).decode("utf-8")
+    except ValueError:                 # a code above 255, or bytes that are no UTF-8
+        text = "".join(chr(code) if code <= 0x10FFFF else "\ufffd" for code in codes)
     return printable_text(text.encode("utf-8", "replace"))
 
 
@@ -940,9 +938,9 @@ def _joined_literals(norm: str) -> list[tuple[int, int, str]]:
     """``norm`` read with its adjacent string literals joined, if it has any, as above, and
     the quotes escaped inside them read as quotes: the string's value ("\\"Ignore ...\\""
     is a quotation in it, as it would be written plainly)."""
-    if _JOINT_RE.search(norm) is None:
+    joined, joints = _JOINT_RE.subn("", norm)
+    if not joints:
         return []
-    joined = _JOINT_RE.sub("", norm)
     return [(0, len(norm), _ESCAPED_QUOTE_RE.sub(lambda quote: quote.group(1) or "'", joined))]
 
 
@@ -982,7 +980,7 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     split = split_text(norm)
     if split is None:
         return _decoded_blocks(norm, hinted, ciphers)
-    found = [block for block in _decoded_blocks(norm, hinted, ciphers) if block[3]]
+    found = _escaped_blocks(norm, hinted, norm.encode("ascii", "replace"))
     spans = {(start, end) for start, end, _text, _escaped in found}
     for start, end, text, escaped in _decoded_blocks(split.reading, hinted, ciphers):
         span = split.to_text(start, end)
@@ -992,13 +990,20 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
     return found
 
 
-def _decoded_blocks(norm: str, hinted: bool, ciphers: bool) -> list[tuple[int, int, str, bool]]:
+def _escaped_blocks(norm: str, hinted: bool,
+                    ascii_bytes: bytes) -> list[tuple[int, int, str, bool]]:
+    """The encoded blocks proper of ``norm`` that decode to text (``escaped`` True)."""
     found = []
-    ascii_bytes = norm.encode("ascii", "replace")     # (non-ASCII as "?": indices agree)
     for start, end, kind in _encoded_blocks(norm, hinted, ascii_bytes):
         text = _decoded(norm[start:end], kind)
         if text is not None:
             found.append((start, end, text, True))
+    return found
+
+
+def _decoded_blocks(norm: str, hinted: bool, ciphers: bool) -> list[tuple[int, int, str, bool]]:
+    ascii_bytes = norm.encode("ascii", "replace")     # (non-ASCII as "?": indices agree)
+    found = _escaped_blocks(norm, hinted, ascii_bytes)
     letters = _letters_of(ascii_bytes)
     rotated, hits = _rot13_lines(norm, letters)
     if not rotated and hits >= 3:
