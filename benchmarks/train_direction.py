@@ -4,8 +4,9 @@ never read), and write memadmin/quarantine/scanner/direction.json.
 
 A pair is telling when it occurs more often as written than reversed; the pairs are ranked by
 how many more (pairs of one letter twice, which read the same both ways, are left out), and
-the first ``PAIRS`` of each view are kept: ASCII letters and spaces (pairs seen 50 times at
-least), the other characters (20 times), each language's counts weighed alike. Of the first
+the first ``PAIRS`` of ASCII letters and spaces (pairs seen 50 times at least) and the first
+``OTHER_PAIRS`` of the other characters (20 times) are kept, each language's counts weighed
+alike. Of the first
 half, the ``FIRST`` whose reversal is rarest come first (the scanner counts them first).
 Deterministic (ties by the pair):
 
@@ -40,10 +41,11 @@ def views(text: str) -> tuple[bytes, str]:
     return _letters_of(norm.encode("ascii", "replace")).spaced, non_ascii(norm).lower()
 
 
-def telling(by_language: dict[str, Counter[str]], least: int) -> list[str]:
+def telling(by_language: dict[str, Counter[str]], least: int, keep: int) -> list[str]:
     """The pairs ranked by how much more often they occur as written than reversed, each
     language's share of it counted per pair of that language's text (so that English, most of
-    the corpus, does not choose for Polish or Korean); a pair must occur ``least`` times."""
+    the corpus, does not choose for Polish or Korean); a pair must occur ``least`` times; the
+    first ``keep`` are kept."""
     gain: Counter[str] = Counter()
     seen: Counter[str] = Counter()
     for counts in by_language.values():
@@ -54,10 +56,10 @@ def telling(by_language: dict[str, Counter[str]], least: int) -> list[str]:
                 gain[pair] += (count - counts.get(pair[::-1], 0)) / total
     ranked = [pair for _, pair in sorted((-round(value, 12), pair) for pair, value in gain.items()
                                          if value > 0 and seen[pair] + seen[pair[::-1]] >= least)]
-    kept = ranked[:direction.PAIRS]
+    kept = ranked[:keep]
     # first, the ``FIRST`` of them whose reversal is rarest (counted first, they tell ordinary
     # text from text written backwards on their own: "nt", not "e ", whose " e" is common too)
-    first = sorted(kept[:direction.PAIRS // 2],
+    first = sorted(kept[:keep // 2],
                    key=lambda pair: (round(seen[pair[::-1]] / seen[pair], 12), pair))
     first = first[:direction.FIRST]
     return first + [pair for pair in kept if pair not in first]
@@ -74,7 +76,8 @@ def count() -> bytes:
             letters[i:i + 2] for i in range(len(letters) - 1) if letters[i:i + 2] != "  ")
         other_pairs.setdefault(language, Counter()).update(
             others[i:i + 2] for i in range(len(others) - 1))
-    data = {"ascii": telling(ascii_pairs, MIN_ASCII), "other": telling(other_pairs, MIN_OTHER)}
+    data = {"ascii": telling(ascii_pairs, MIN_ASCII, direction.PAIRS),
+            "other": telling(other_pairs, MIN_OTHER, direction.OTHER_PAIRS)}
     return (json.dumps(data, ensure_ascii=False, indent=0) + "\n").encode("utf-8")
 
 
