@@ -167,6 +167,24 @@ def _mime_q(text: str) -> str:
     return "\r\n ".join(f"=?utf-8?q?{word}?=" for word in [*words, word])
 
 
+def _ics(text: str) -> str:
+    """The text as an iCalendar event's description (RFC 5545): a backslash, ";" and ","
+    escaped, a line break written "\\n", the content line folded every 75 octets (a line
+    break and a space, where a word or a character may be cut in two: never inside a UTF-8
+    character), as calendar programs write an invitation's text."""
+    line = "DESCRIPTION:" + (text.replace("\\", "\\\\").replace(";", "\\;")
+                             .replace(",", "\\,").replace("\n", "\\n"))
+    folded, current = [], ""
+    for char in line:
+        if len((current + char).encode()) > (75 if not folded else 74):
+            folded.append(current)
+            current = ""
+        current += char
+    return ("BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:4f1c@cal.example.org\r\n"
+            "DTSTART:20261207T090000Z\r\nSUMMARY:Weekly sync\r\n"
+            + "\r\n ".join([*folded, current]) + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+
+
 _BRAILLE = dict(zip("abcdefghijklmnopqrstuvwxyz,;:.!?'-/",
                     "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠂⠆⠒⠲⠖⠦⠄⠤⠌", strict=True))
 _BRAILLE_DIGITS = dict(zip("1234567890", "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", strict=True))
@@ -294,6 +312,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     # word is what lies between single spaces, as it splits a text: a line break stays inside)
     "each word backwards": lambda t: " ".join(map(_backwards, t.split(" "))),
     "upside down": _upside_down,
+    # (a calendar invitation's text: folded lines join again, escapes read as what they
+    # stand for)
+    "iCalendar description": _ics,
     "letters spaced out": _spread(" "),
     "letters dotted": _spread("."),
     "letters hyphenated": _spread("-"),

@@ -1171,6 +1171,11 @@ class TestHostileInput:
         "\" . \"" * 200_000,
         # string literals joined (eighth session): joints in a row, quotes without joints
         "'a' + " * 170_000, "'+'" * 330_000, "\\'" * 500_000,
+        # calendar text (ninth session): quotes never closed in parameters, escapes, folds,
+        # parameters in a row, properties, calendars in a row
+        "BEGIN:VEVENT\n" + "A;\"\n" * 250_000, "BEGIN:VEVENT\n" + "\\," * 500_000,
+        "BEGIN:VEVENT\r\n" + "a\r\n " * 330_000, "BEGIN:VEVENT\n" + "X-A;B=\"c\";" * 100_000,
+        "BEGIN:VCARD\n" + "NOTE:x\n" * 140_000, ("BEGIN:VEVENT\n" + "END:VEVENT\n") * 45_000,
     ], ids=lambda t: repr(t[:12]))
     def test_adversarial_megabytes_finish(self, text: str) -> None:
         started = time.process_time()

@@ -182,7 +182,7 @@ class _Text:
 
     __slots__ = ("index", "lower", "norm", "original")
 
-    def __init__(self, original: str, norm: str, index: _IndexMap | None) -> None:
+    def __init__(self, original: str, norm: str, index: _IndexMap | _Composed | None) -> None:
         self.original = original
         self.norm = norm
         self.index = index            # None: the identity map
@@ -213,10 +213,86 @@ def _escaped_breaks(norm: str) -> str:
     return _ESCAPED_BREAK_RE.sub(" \n", norm)
 
 
+# (issue 19, ninth session) iCalendar and vCard text (RFC 5545 3.1 and 3.3.11, RFC 6350 3.2
+# and 3.4): a content line of more than 75 octets is folded, a line break and one space or tab
+# put anywhere, inside a word too ("instruc\r\n tions"), and a text value escapes "\\", ";"
+# and "," with a backslash and writes a line break "\\n". A calendar invitation or a contact
+# card is read as a calendar program shows it, from its first "BEGIN:V" line to the end of its
+# last "END:" line: folds joined, escapes read, and each property's value on a line of its
+# own ("DESCRIPTION:### System" shows a header). (Outside it, a line that starts with a space
+# is a line: an indented list.)
+_CALENDAR_BEGIN_RE = re.compile(r"^BEGIN:V(?:CALENDAR|EVENT|TODO|JOURNAL|CARD)\b",
+                                re.IGNORECASE | re.MULTILINE)
+_CALENDAR_END_RE = re.compile(r"^END:V[A-Z]+\b[^\n]*", re.IGNORECASE | re.MULTILINE)
+_CALENDAR_READ_RE = re.compile(r"\r?\n[ \t]|\\([\\;,nN])"        # a fold; an escape
+                               # a property's name and parameters, up to its value
+                               r"|^(?!(?:BEGIN|END):)([A-Za-z][A-Za-z0-9-]*"
+                               r"(?:;(?:\"[^\"\r\n]*\"|[^:;\"\r\n])*)*:)", re.MULTILINE)
+
+
+def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
+    """``text`` with its calendar part read as a calendar program shows it, and the map from
+    its indices back to ``text``'s; None if it has no calendar part or nothing to read."""
+    if ":V" not in text and ":v" not in text:
+        return None
+    begin = _CALENDAR_BEGIN_RE.search(text)
+    if begin is None:
+        return None
+    ends = [match.end() for match in _CALENDAR_END_RE.finditer(text, begin.start())]
+    stop = ends[-1] if ends else len(text)
+    pieces: list[str] = []
+    index = _IndexMap()
+    length = position = 0
+    for match in _CALENDAR_READ_RE.finditer(text, begin.start(), stop):
+        name, escaped = match[2], match[1]
+        cut = match.end() if name is not None else match.start()
+        pieces.append(text[position:cut])
+        index.add(length, position, True)
+        length += cut - position
+        if name is not None:                 # a line break after the name: the value's own
+            pieces.append("\n")
+            index.add(length, cut - 1, False)
+            length += 1
+        elif escaped is not None:            # the escaped character, or a line break
+            read = "\n" if escaped in "nN" else escaped
+            pieces.append(read)
+            index.add(length, match.start() + (read != "\n"), False)
+            length += 1
+        position = match.end()
+    if not pieces:
+        return None
+    pieces.append(text[position:])
+    index.add(length, position, True)
+    return "".join(pieces), index
+
+
+class _Composed:
+    """Two index maps one after the other: ``inner`` (None: the identity) into the text that
+    ``outer`` maps back to the original."""
+
+    __slots__ = ("inner", "outer")
+
+    def __init__(self, outer: _IndexMap, inner: _IndexMap | None) -> None:
+        self.outer, self.inner = outer, inner
+
+    def __getitem__(self, j: int) -> int:
+        return self.outer[j if self.inner is None else self.inner[j]]
+
+
 def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int, str]]]:
     """Strip invisible characters, NFKC, map look-alikes in mixed words; flag what hides text;
-    escaped line breaks read as line breaks. ``fast``: take the shortcuts (chunks, prefilters)
-    that must not change the result."""
+    escaped line breaks read as line breaks; a calendar's folds and escapes read (above).
+    ``fast``: take the shortcuts (chunks, prefilters) that must not change the result."""
+    unfolded = _unfold_calendar(text)
+    if unfolded is None:
+        return _normalise_read(text, fast)
+    read, index = unfolded
+    normalised, found = _normalise_read(read, fast)
+    return (_Text(text, normalised.norm, _Composed(index, normalised.index)),
+            [(index[start], index[end - 1] + 1, rule) for start, end, rule in found])
+
+
+def _normalise_read(text: str, fast: bool) -> tuple[_Text, list[tuple[int, int, str]]]:
     if text.isascii():
         return _Text(text, _escaped_breaks(text), None), []
     found: list[tuple[int, int, str]] = []
