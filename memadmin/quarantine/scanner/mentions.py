@@ -48,6 +48,8 @@ _SENTENCE_END = re.compile(r"[.!?。！？]\s|\s[—–-]\s")
 # a call to the scanner quotes its input; German, French, Spanish, Italian and CJK words too
 META = (r"(?:(?<![^\W_])(?<![.@/])(?:injections?|attacks?|attackers?|phrases?|payloads?|prompts?|"
         r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|sentences?|"
+        # (round 13) "people paste things like \"ignore your previous instructions ...\""
+        r"(?:things|stuff|something|lines|messages|inputs|requests|comments)\s+like|"
         r"scanners?|flags?|detects?|detection|kind|patterns?|jailbreaks?|red[- ]team\w*|persona|"
         r"fixtures?|sample|samples|warns?(?!\s+[\w.-]+:)|warning|translat\w*|homework|satz|beispiel\w*|"
         # (round 6) de "etwa '...'" (for instance)

@@ -79,7 +79,10 @@ _NOT_THE_DESTINATION = r"(?!\s+(?:[\w.+-]{1,64}@|https?://|www\.))"
 
 # An address data can be sent to: a URL, an e-mail address, an IP address, or a host name
 # with a path (``hooks.evil.example/in``). Runs are possessive: no backtracking into them.
-_DESTINATION = (r"(?:https?://|s?ftps?://|www\.|(?<![\w.+-])[\w.+-]{1,64}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
+# (round 13) An address's local part does not start with a dot: "the address ending in
+# …@gmail.com" (NFKC: "...@") shows an address masked, it gives none.
+_DESTINATION = (r"(?:https?://|s?ftps?://|www\.|(?<![\w.+-])[\w+-][\w.+-]{0,63}+@[\w-]{1,63}+\."
+                r"[\w.-]{1,63}+"
                 r"|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])"
                 r"|(?<![\w@./-])(?:[a-z0-9-]{1,63}+\.){1,6}+[a-z]{2,24}/)")
 

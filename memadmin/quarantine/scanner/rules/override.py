@@ -81,15 +81,23 @@ _GAP_NOT_THEIRS = r"(?:(?!(?<![\w'])(?:their|his|her)\s)[^.!?\n]){0,40}?"
 # (round 11) one sentence, at most 40 characters: between the instructions and their voiding
 _SENTENCE_GAP_40 = r"[^.!?\n]{0,40}?"
 
+# (round 13) Told not to set the rules aside, the reader is told to keep them: "Don't
+# override the default linter rules without a comment", "never ignore the safety rules" (a
+# suggestion is an order: "why not ignore your previous instructions?"; in a string literal
+# the apostrophe may be escaped, "Don\\'t")
+_NOT_NEGATED = (r"(?:(?<!n't )(?<!n’t )(?<!n\\'t )(?<!not )|(?<=why not ))(?<!never )"
+                r"(?<!cannot )(?<!must not )\Z")
+
+
 _OVERRIDE_1 = (
     _p(_OVERRIDE_VERBS, _E + _GAP_NOT_THEIRS + _B + _falt(*_PRIOR) + _E + _NOT_SOMEONE_ELSES
-       + _GAP20 + _B + _falt(*_RULE_NOUNS) + _E,
+       + _GAP20 + _B + _falt(*_RULE_NOUNS) + _E, before=_NOT_NEGATED,
        requires=("instruc", "rule", "direct", "guid", "prompt", "command", "constrain",
                  "criteri", "order", "polic", "program", "restrict", "safeguard", "system",
                  "training", "limitation", "boundar", "protocol")),
     _p(_OVERRIDE_VERBS, _E + _GAP_NOT_THEIRS + _B
        + _falt(*(p for p in _PRIOR if p not in _PLAIN_DETERMINERS)) + _E + _NOT_SOMEONE_ELSES
-       + _GAP20 + _B + _falt(*_WEAK_RULE_NOUNS) + _E,
+       + _GAP20 + _B + _falt(*_WEAK_RULE_NOUNS) + _E, before=_NOT_NEGATED,
        requires=("request", "task", "setup", "configuration", "messages", "context",
                  "conversation", "text", "content")),
     _p(("ignore", "disregard", "forget"),
