@@ -110,9 +110,11 @@ _PLACEHOLDER = (r"(?:\{\{?\s*[a-z_][\w. -]{0,40}\}\}?|"
                 r"passwords?|secrets?|tokens?|cookies?)[\w .,'’-]{0,40}\}|\$\{[a-z_][\w.]{0,40}\}"
                 r"|(?-i:\$[A-Z][A-Z0-9_]{2,40})|%7b[a-z_][\w.]{0,40}%7d"
                 r"|<[a-z_][\w .,'-]{0,60}>|\[[a-z_][\w .,'-]{2,60}\]"
-                r"|(?-i:(?<=[=/])[A-Z][A-Z0-9]{2,20}(?:_[A-Z0-9]{2,20}){1,4}(?=[&#)\s/]|$))"
+                # (ninth session) an HTML attribute's quote or the tag's end closes it too
+                r"|(?-i:(?<=[=/])[A-Z][A-Z0-9]{2,20}(?:_[A-Z0-9]{2,20}){1,4}(?=[&#)\s/\"'>]|$))"
                 r"|(?-i:(?<==)(?:HISTORIQUE|VERLAUF|HISTORIAL|HISTORY|CHAT|CONVERSATION|MESSAGES"
-                r"|SECRET|PASSWORD|TOKEN|DATA|DATEN|DONNEES|DATOS|DADOS|MEMORY|SUMMARY)(?=[&#)\s]|$)))")
+                r"|SECRET|PASSWORD|TOKEN|DATA|DATEN|DONNEES|DATOS|DADOS|MEMORY|SUMMARY)"
+                r"(?=[&#)\s\"'>]|$)))")
 
 
 SPECS: tuple[_Spec, ...] = (
