@@ -272,7 +272,7 @@ class _Composed:
 
     __slots__ = ("inner", "outer")
 
-    def __init__(self, outer: _IndexMap, inner: _IndexMap | None) -> None:
+    def __init__(self, outer: _IndexMap, inner: _IndexMap | _Composed | None) -> None:
         self.outer, self.inner = outer, inner
 
     def __getitem__(self, j: int) -> int:
