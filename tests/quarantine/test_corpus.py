@@ -29,6 +29,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"
 # model's cut rose again (6.37); held 0.737, original items 0.859, FP 0.045.
 # 0.72 -> 0.70 with round 12 (looks 36-37): a fresh probe of 0.360, its held half 0.443 after
 # the rules written from its tune half; held 0.717, original items 0.859, FP 0.043.
+# Unchanged with round 13 (looks 64-65): its held half 0.457 / FP 0.061, the model's lower cut
+# (5.41) raised the earlier rounds'; held 0.716, original items 0.864, FP 0.044.
 MIN_RECALL = 0.70
 MAX_FALSE_POSITIVES = 0.06
 ORIGINAL_MIN_RECALL = 0.84
