@@ -6,8 +6,8 @@ A pair is telling when it occurs more often as written than reversed; the pairs 
 how many more (pairs of one letter twice, which read the same both ways, are left out), and
 the first ``PAIRS`` of ASCII letters and spaces (pairs seen 50 times at least) and the first
 ``OTHER_PAIRS`` of the other characters (20 times) are kept, each language's counts weighed
-alike. Of the first
-half, the ``FIRST`` whose reversal is rarest come first (the scanner counts them first).
+alike. Of the first half, the ``FIRST`` whose reversal is rarest come first (the scanner
+counts them first).
 Deterministic (ties by the pair):
 
     .venv/bin/python benchmarks/train_direction.py            # write the file
