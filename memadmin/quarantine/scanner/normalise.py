@@ -218,15 +218,18 @@ def _escaped_breaks(norm: str) -> str:
 # put anywhere, inside a word too ("instruc\r\n tions"), and a text value escapes "\\", ";"
 # and "," with a backslash and writes a line break "\\n". A calendar invitation or a contact
 # card is read as a calendar program shows it, from its first "BEGIN:V" line to the end of its
-# last "END:" line: folds joined, escapes read, and each property's value on a line of its
-# own ("DESCRIPTION:### System" shows a header). (Outside it, a line that starts with a space
-# is a line: an indented list.)
+# last "END:" line: folds joined, escapes read, and each text property's value on a line of
+# its own ("DESCRIPTION:### System" shows a header). (Outside it, a line that starts with a
+# space is a line: an indented list.)
 _CALENDAR_BEGIN_RE = re.compile(r"^BEGIN:V(?:CALENDAR|EVENT|TODO|JOURNAL|CARD)\b",
                                 re.IGNORECASE | re.MULTILINE)
 _CALENDAR_END_RE = re.compile(r"^END:V[A-Z]+\b[^\n]*", re.IGNORECASE | re.MULTILINE)
 _CALENDAR_READ_RE = re.compile(r"\r?\n[ \t]|\\([\\;,nN])"        # a fold; an escape
-                               # a property's name and parameters, up to its value
-                               r"|^(?!(?:BEGIN|END):)([A-Za-z][A-Za-z0-9-]*"
+                               # a text property's name and parameters, up to its value (not
+                               # any word and colon: a line of text, "System: ...", is no
+                               # property, and keeps its header)
+                               r"|^((?i:description|summary|comment|location|contact|resources|"
+                               r"categories|note|title|role|org|fn|nickname|x-[a-z0-9-]+)"
                                r"(?:;(?:\"[^\"\r\n]*\"|[^:;\"\r\n])*)*:)", re.MULTILINE)
 
 
