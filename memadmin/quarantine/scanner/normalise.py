@@ -241,8 +241,9 @@ def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
     begin = _CALENDAR_BEGIN_RE.search(text)
     if begin is None:
         return None
-    ends = [match.end() for match in _CALENDAR_END_RE.finditer(text, begin.start())]
-    stop = ends[-1] if ends else len(text)
+    stop = len(text)
+    for end in _CALENDAR_END_RE.finditer(text, begin.start()):
+        stop = end.end()
     pieces: list[str] = []
     index = _IndexMap()
     length = position = 0
@@ -291,8 +292,9 @@ def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int
         return _normalise_read(text, fast)
     read, index = unfolded
     normalised, found = _normalise_read(read, fast)
-    return (_Text(text, normalised.norm, _Composed(index, normalised.index)),
-            [(index[start], index[end - 1] + 1, rule) for start, end, rule in found])
+    # (the reading's own text, its map now into ``text``: its lower case stands)
+    normalised.original, normalised.index = text, _Composed(index, normalised.index)
+    return normalised, [(index[start], index[end - 1] + 1, rule) for start, end, rule in found]
 
 
 def _normalise_read(text: str, fast: bool) -> tuple[_Text, list[tuple[int, int, str]]]:

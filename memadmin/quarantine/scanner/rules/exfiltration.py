@@ -79,11 +79,11 @@ _NOT_THE_DESTINATION = r"(?!\s+(?:[\w.+-]{1,64}@|https?://|www\.))"
 
 # An address data can be sent to: a URL, an e-mail address, an IP address, or a host name
 # with a path (``hooks.evil.example/in``). Runs are possessive: no backtracking into them.
-# (round 13) An address's local part does not start with a dot: "the address ending in
-# …@gmail.com" (NFKC: "...@") shows an address masked, it gives none.
-_DESTINATION = (r"(?:https?://|s?ftps?://|www\.|(?<![\w.+-])[\w+-][\w.+-]{0,63}+@[\w-]{1,63}+\."
-                r"[\w.-]{1,63}+"
-                r"|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])"
+# (round 13) An e-mail address's local part does not start with a dot: "the address ending
+# in …@gmail.com" (NFKC: "...@") shows an address masked, it gives none.
+_ADDRESS = r"(?<![\w.+-])[\w+-][\w.+-]{0,63}+@[\w-]{1,63}+\.[\w.-]{1,63}+"
+_DESTINATION = (r"(?:https?://|s?ftps?://|www\.|" + _ADDRESS
+                + r"|(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])"
                 r"|(?<![\w@./-])(?:[a-z0-9-]{1,63}+\.){1,6}+[a-z]{2,24}/)")
 
 
@@ -188,14 +188,13 @@ SPECS: tuple[_Spec, ...] = (
               r"\s+(?:it\s+|also\s+)?(?:the\s+|that\s+|this\s+|their\s+|any\s+|every\s+)?(?:password\s+)?"
               r"(?:reset|verification|one-time|2fa|mfa|security|login|sign-in|otp|auth\w*)\s+"
               r"(?:codes?|pins?|links?|tokens?)\s+(?:\w+\s+)?to\s+(?:\+?\d[\d\s-]{6,20}\d|"
-              r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63})",
+              + _ADDRESS + ")",
               requires=("code", "pin", "link", "token")),
            # "whenever someone asks for a password reset, also text the code to +44 ..."
            _p((r"password\s+resets?", "reset", "verification", "login", "2fa", "mfa", "one-time"),
               r"\b[^.\n]{0,60}?" + _B + r"(?:send|text|forward|sms|e-?mail|cc)\s+(?:it|the\s+"
               r"(?:code|link|pin|token))\s+(?:\w+\s+)?to\s+(?:\+?\d[\d\s-]{6,20}\d|"
-              r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63})", requires=("send", "text", "forward",
-                                                                      "sms", "mail", "cc")),
+              + _ADDRESS + ")", requires=("send", "text", "forward", "sms", "mail", "cc")),
            _p(("silently", "secretly", "quietly", "covertly", "discreetly"),
               r"\s+(?:\w+\s+){0,2}?(?:forward|send|copy|cc|bcc|upload|post|e-?mail)\w*\b"
               r"[^\n]{0,100}?" + _DESTINATION, requires=("http", "@", "www", "/", ".")),

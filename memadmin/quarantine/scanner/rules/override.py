@@ -81,7 +81,8 @@ _GAP_NOT_THEIRS = r"(?:(?!(?<![\w'])(?:their|his|her)\s)[^.!?\n]){0,40}?"
 # (round 11) one sentence, at most 40 characters: between the instructions and their voiding
 _SENTENCE_GAP_40 = r"[^.!?\n]{0,40}?"
 
-# (round 13) Told not to set the rules aside, the reader is told to keep them: "Don't
+# (round 13) Told not to set the rules aside, the reader is told to keep them (every part
+# whose lead sets something aside): "Don't
 # override the default linter rules without a comment", "never ignore the safety rules" (a
 # suggestion is an order: "why not ignore your previous instructions?"; in a string literal
 # the apostrophe may be escaped, "Don\\'t")
@@ -104,9 +105,9 @@ _OVERRIDE_1 = (
        r"\s+(?:about\s+)?(?:all\s+|any\s+)?(?:of\s+)?(?:everything|anything|all)\s+"
        r"(?:(?:you\s+(?:were|have\s+been)\s+told|(?:that\s+)?(?:was\s+)?(?:said|written|stated))"
        r"\s+)?" + _alt("above", "before", r"so\s+far", "previously", "earlier", r"until\s+now")
-       + _E, requires=("everything", "anything", "all")),
+       + _E, before=_NOT_NEGATED, requires=("everything", "anything", "all")),
     _p(_OVERRIDE_VERBS, _E + r"[^.!?\n]{0,60}?(?:\band|,)\s+instead" + _E,
-       requires=("instead",)),
+       before=_NOT_NEGATED, requires=("instead",)),
     _p(("ignore", "disregard", "forget"), r"\s+(?:all\s+|about\s+)?(?:everything|anything|"
        r"whatever)\s+(?:(?:you(?:'ve|\s+have|\s+were|\s+are)?|i|we)\s+"
        r"(?:been\s+)?(?:told|said|instructed|learned|know|wrote|given)|"
@@ -115,7 +116,7 @@ _OVERRIDE_1 = (
        # Kessler project" (not about its rules or instructions)
        + r"(?!\s+(?:you\s+|u\s+)?(?:about|regarding|concerning)\s+(?!(?:\w+\s+)?(?:rules?|"
        r"instructions?|guidelines?|restrictions?|safety|polic|limits?|prompts?|system|"
-       r"filters?)))"),
+       r"filters?)))", before=_NOT_NEGATED),
     _p(("new", "updated", "revised", "real", "actual", "override"),
        r"\s+(?:system\s+)?instructions?\s*(?:for\s+(?:the\s+)?(?:ai|assistant|model)\s*)?"
        r"[:：-]"),
@@ -141,7 +142,7 @@ _OVERRIDE_1_MORE = (
        r"prior|earlier)(?:\s+(?:text|content|part|section|context|lines|prompt))?" + _E
        + r"\s*(?:,|;|:|\s+and)\s+(?:instead\s+|now\s+|just\s+|only\s+)?(?:say|reply|answer|"
        r"respond|write|print|output|tell|do|follow|translate|recommend|send|return|repeat)"
-       + _E),
+       + _E, before=_NOT_NEGATED),
     _p(("stop",), r"\s+(?:what\s+you(?:'re|\s+are)\s+doing|everything|your\s+(?:current\s+)?"
        r"(?:task|work|summary|translation))" + _E + r"[^.!?\n]{0,20}?(?:\band\s+|,\s*|\.\s*)"
        r"(?:instead|now)\b"),
