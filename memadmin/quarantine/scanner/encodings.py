@@ -267,17 +267,19 @@ _LEADS = {"url": (_URL_LEAD_RE, _URL_LEAD), "form": (_FORM_LEAD_RE, _URL_LEAD),
 # Letters spaced out ("I g n o r e   a l l"), a way past filters that match words: at least
 # eight single characters, one to nine spaces apart (one between letters, three or more
 # between words, more for an indented line; a line break with spaces around is a line break,
-# a carriage return before it too); "..." counts as one: the scan folds a spaced "…" into
-# three dots (NFKC) before this runs
-_SPACED_RE = re.compile(r"(?<!\S)(?:\.\.\.|\S)(?:(?: {1,9}| ?(?:\r ?)?\n {0,9})(?:\.\.\.|\S)(?!\S))"
-                        r"{7,}")
+# a carriage return before it too, and two are a blank line: round 14, a run cut at each
+# paragraph was judged a paragraph at a time); "..." counts as one: the scan folds a spaced
+# "…" into three dots (NFKC) before this runs
+_SPACED_RE = re.compile(r"(?<!\S)(?:\.\.\.|\S)(?:(?: {1,9}| ?(?:\r ?)?\n(?: ?(?:\r ?)?\n)? {0,9})"
+                        r"(?:\.\.\.|\S)(?!\S)){7,}")
 _SPACED_HINT = _classes_hint((b" ",), b"0.0.0.0.0.0")   # five single characters in a row
 _SPACING_RE = re.compile(r"\s+")
 
 
 def _unspaced(gap: re.Match[str]) -> str:
     space = gap.group()
-    return "\n" if "\n" in space else " " if len(space) >= 2 else ""
+    breaks = space.count("\n")
+    return "\n" * min(breaks, 2) if breaks else " " if len(space) >= 2 else ""
 
 
 # (issue 19, 2026-12-06) Characters written as codes, as the published cipher attacks do:
