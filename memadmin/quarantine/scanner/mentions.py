@@ -9,8 +9,9 @@ scanner, translation, ...; a test named ``test_...``, but since round 9 not the 
 "quick fix for the flaky test: python3 -c \"exec(...)\"" quotes a command to run). Since
 round 4 the match may also sit inside a short quoted phrase (its opening quote up to ``_INSIDE``
 characters back on the same line, no sentence end between), and a phrase right after the
-closing quote may name it ("... as an example", "als Beispiel", 翻译...). The patterns are part
-of the rule-set version (``rules/__init__``).
+closing quote may name it ("... as an example", "als Beispiel", 翻译...), and since round 14
+a document described before it may say it ("a snippet that says \"...\"", ``SAYS``). The
+patterns are part of the rule-set version (``rules/__init__``).
 
 Since round 5, by structure rather than by phrase, a match is also a mention when it is
 addressed to no one: the whole of an inline code span (```<|im_start|>```), an element
@@ -73,6 +74,20 @@ AFTER_META = (r"(?<![^\W_])(?:as|als|comme|como|come)\s+(?:an?\s+|ein\s+|un\s+|u
               r"字样|字眼|(?<=[\"'”’»」』》`])\s?(?:filters?|detectors?|detection|attacks?|"
               r"injections?|payloads?|jailbreaks?|tricks?|signatures?|variants?)(?![^\W_])")
 _AFTER_RE = re.compile(AFTER_META)
+# (round 14) A quote that some document says, said or reads, right before its opening quote:
+# reported, as "a phishing e-mail asked staff to ..." is ("the search tool returned a snippet
+# that says \"SYSTEM OVERRIDE ...\"", "if a doc says 'ignore the system prompt', quote it").
+# Only a document named with "a", "an", "any", "some" or "one" (an instance described, not
+# one pointed at: "the admin note says '...'", "this page says: '...'" and a person's "my
+# manager says '...'" still count).
+SAYS = (r"(?<![\w])(?:a|an|any|some|one)\s+(?:[\w-]+\s+){0,2}?(?:snippets?|pages?|sites?|"
+        r"websites?|results?|documents?|docs?|pdfs?|e-?mails?|messages?|comments?|posts?|"
+        r"tweets?|reviews?|banners?|pop-?ups?|ads?|files?|readmes?|tickets?|repl(?:y|ies)|"
+        r"responses?|outputs?|strings?|lines?|headlines?|titles?|captions?|signs?)\s+"
+        r"(?:that\s+|which\s+)?(?:says?|said|saying|reads?|reading|stating|states?|stated)"
+        r"\s*[:,]?\s*\Z")
+_SAYS_RE = re.compile(SAYS)
+_SAYS_WINDOW = 80
 # Reported speech: what a message, an attacker or a character told someone to do ("a phishing
 # e-mail told staff to ...", "if a message tells you to ignore ...", "the AI is told to ignore
 # its instructions"), right before the match. "This message tells you to ..." is not reported.
@@ -197,7 +212,8 @@ def quoted_mention(lower: str, start: int, end: int, *, fast: bool = True) -> bo
     # named as an example before the quote, or right after it ("... “Ignore all previous
     # instructions” soll als Beispiel ...")
     return (_META_RE.search(lower, max(0, i - _CONTEXT), i) is not None
-            or _AFTER_RE.search(lower, close + 1, _line_end(lower, close + 1, _AFTER)) is not None)
+            or _AFTER_RE.search(lower, close + 1, _line_end(lower, close + 1, _AFTER)) is not None
+            or _SAYS_RE.search(lower, max(0, i - _SAYS_WINDOW), i) is not None)
 
 
 def _in_code_span(lower: str, start: int, end: int) -> bool:

@@ -66,7 +66,8 @@ def _pattern_source(spec: _Spec) -> str:
 # Not a rule but part of what decides a verdict: quoted mentions of attacks are dropped.
 _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mentions._CONTEXT} "
                                      f"{mentions._AFTER} {mentions._INSIDE} "
-                                     f"{mentions._SENTENCE_END.pattern} {mentions.AFTER_META}"),
+                                     f"{mentions._SENTENCE_END.pattern} {mentions.AFTER_META} "
+                                     f"{mentions.SAYS} {mentions._SAYS_WINDOW}"),
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
             ("~escaped-breaks", "", normalise.ESCAPED_BREAK),
