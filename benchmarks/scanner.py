@@ -4,8 +4,10 @@ Prints held-out recall (overall and per family) and false-positive rates on held
 items (overall, hard negatives, and the count per benign topic), the same figures on the tune
 split for comparison, and throughput: items/s and MB/s scanning the whole corpus repeated
 (median of 5 runs), and the median scan time (wall clock and CPU) of a 16 KiB item (ordinary
-notes, hard negatives, and injections back to back), and items/s and MB/s over the corpus's
-short items (50-500 characters). Needs no database and no Django:
+notes, hard negatives, and injections back to back; the ordinary notes' CPU time also as a
+ratio to a reference measured in the same run, a plain Python pass over the same text's words,
+which moves with the code and hardly with the machine), and items/s and MB/s over the
+corpus's short items (50-500 characters). Needs no database and no Django:
 
     .venv/bin/python benchmarks/scanner.py            # quality (held split included) and speed
     .venv/bin/python benchmarks/scanner.py --speed    # speed only, no quality figure
@@ -174,7 +176,8 @@ def _ics(text: str) -> str:
     character), as calendar programs write an invitation's text."""
     line = "DESCRIPTION:" + (text.replace("\\", "\\\\").replace(";", "\\;")
                              .replace(",", "\\,").replace("\n", "\\n"))
-    folded, current = [], ""
+    folded: list[str] = []
+    current = ""
     for char in line:
         if len((current + char).encode()) > (75 if not folded else 74):
             folded.append(current)
@@ -469,7 +472,8 @@ def speed(malicious: list[dict[str, Any]], benign: list[dict[str, Any]]) -> dict
     items_per_s, mb_per_s = throughput(texts)
     n_short, short_cpu, short_mb, short_wall = short_items(texts)
     plain = [row for row in benign if not row["hard"]]
-    _, ms_plain, cpu_plain = item_16k(plain)
+    text_plain, ms_plain, cpu_plain = item_16k(plain)
+    reference = reference_ms(text_plain)
     _, ms_hard, cpu_hard = item_16k([row for row in benign if row["hard"]])
     # keyword-heavy: injections back to back (tune split), the worst case for the rule gates
     _, ms_heavy, cpu_heavy = item_16k([row for row in malicious if row["split"] == "tune"])
@@ -483,8 +487,28 @@ def speed(malicious: list[dict[str, Any]], benign: list[dict[str, Any]]) -> dict
           f"(ordinary benign notes), {ms_hard:.2f} / {cpu_hard:.2f} ms (hard negatives: code, "
           f"base64, non-Latin, emoji), {ms_heavy:.2f} / {cpu_heavy:.2f} ms (keyword-heavy: "
           "tune injections back to back)")
+    print(f"16 KiB of ordinary notes by CPU, as a ratio to a plain Python pass over its words "
+          f"({reference:.2f} ms, the reference): {cpu_plain / reference:.1f}")
     return {"items/s": items_per_s, "short items/s": short_cpu, "short MB/s": short_mb,
-            "16 KiB median ms": ms_plain, "16 KiB median CPU ms": cpu_plain}
+            "16 KiB median ms": ms_plain, "16 KiB median CPU ms": cpu_plain,
+            "16 KiB / reference": cpu_plain / reference}
+
+
+_REFERENCE_WORD_RE = re.compile(r"\w+")
+
+
+def reference_ms(text: str) -> float:
+    """The reference the 16 KiB figure is divided by, measured in the same run (median CPU ms
+    of 21): one pass of plain Python over the text's words, lower-cased, split by a regex and
+    counted in a dict, the least a scanner that looks at each word does. The ratio moves with
+    the scanner's code, hardly with the machine (which ran 1.5-2x slower on some days)."""
+
+    def work() -> None:
+        counts: dict[str, int] = {}
+        for word in _REFERENCE_WORD_RE.findall(text.lower()):
+            counts[word] = counts.get(word, 0) + 1
+
+    return median_seconds(work, 21, time.process_time) * 1000
 
 
 def item_16k(rows: list[dict[str, Any]]) -> tuple[str, float, float]:
@@ -537,7 +561,8 @@ def main() -> None:
                 ("short items/s (CPU)", figures["short items/s"], "items/s"),
                 ("short items MB/s (CPU)", figures["short MB/s"], "MB/s"),
                 ("16 KiB median ms", figures["16 KiB median ms"], "ms"),
-                ("16 KiB median CPU ms", figures["16 KiB median CPU ms"], "ms")]
+                ("16 KiB median CPU ms", figures["16 KiB median CPU ms"], "ms"),
+                ("16 KiB CPU / word-pass reference", figures["16 KiB / reference"], "ratio")]
         with open(summary, "a", encoding="utf-8") as out:
             for name, value, unit in rows:
                 out.write(json.dumps({"benchmark": "scanner", "name": name,
