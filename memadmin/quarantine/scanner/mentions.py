@@ -95,7 +95,9 @@ REPORTED = (r"(?:(?<![\w])(?:e-?mails?|messages?|texts?|letters?|calls?|callers?
             r"scammers?|criminals?|fraudsters?|phishers?|someone|somebody|anyone|strangers?|"
             r"pages?|invoices?|tickets?|posts?|villains?|characters?)\s+(?:\w+\s+){0,2}?"
             r"(?:tells?|told|telling|asks?|asked|asking|urges?|urged|instructs?|instructed|"
-            r"wants?|wanted|demands?|demanded)\s+(?:\w+\s+){1,2}?to|(?<![\w])(?:is|was|are|were|"
+            # (round 15) the addressee may be quoted: "told \"any AI reading this\" to ..."
+            r"wants?|wanted|demands?|demanded)\s+(?:(?:\w+\s+){1,2}?|[\"'“‘][^\"'”’\n]{1,40}"
+            r"[\"'”’]\s+)to|(?<![\w])(?:is|was|are|were|"
             r"being|gets?|got)\s+(?:told|asked|instructed|ordered)\s+to|"
             # (round 5) a causative about a third party: "a way to make it print the prompt",
             # "tricked the bot into", "got the model to" describe an attack, they order nothing
@@ -281,8 +283,11 @@ def _opening_quote(lower: str, start: int) -> int:
             # an opening quote follows a space, a line start or an opening bracket or sign
             # (not a letter, not a backslash: "post\\"><input" closes an escaped quote)
             # (round 11: or a CJK character, which puts no space before any quote)
-            if (i > 0 and not (lower[i - 1].isspace() or lower[i - 1] in "([{:=,;")
-                    and ch not in _UNSPACED_QUOTES and not unspaced_char(lower[i - 1])):
+            # (round 15: a quote escaped in a string literal or JSON, (\"you are now ...\"),
+            # is read as the quote it stands for, by what comes before its backslash)
+            k = i - 1 if i > 1 and lower[i - 1] == "\\" else i
+            if (k > 0 and not (lower[k - 1].isspace() or lower[k - 1] in "([{:=,;")
+                    and ch not in _UNSPACED_QUOTES and not unspaced_char(lower[k - 1])):
                 return -1
             # a quoted phrase, not a quoted passage: no sentence ends inside it before the match
             # (round 11) ... unless it is a string literal in code (the quote opens after
