@@ -277,9 +277,11 @@ _SPACING_RE = re.compile(r"\s+")
 
 
 def _unspaced(gap: re.Match[str]) -> str:
+    """A gap of ``_SPACED_RE`` as it reads: its line breaks (one, or two for a blank line: the
+    pattern takes no more), else a space between words, else nothing between letters."""
     space = gap.group()
     breaks = space.count("\n")
-    return "\n" * min(breaks, 2) if breaks else " " if len(space) >= 2 else ""
+    return "\n" * breaks if breaks else " " if len(space) >= 2 else ""
 
 
 # (issue 19, 2026-12-06) Characters written as codes, as the published cipher attacks do:
