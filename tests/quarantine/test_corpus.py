@@ -3,8 +3,10 @@ split (rules are tuned on ``tune`` only; see tests/data/injection/README.md). No
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -94,33 +96,71 @@ def test_ids_are_unique_and_no_text_is_in_both_splits() -> None:
     assert len(texts) == len(set(texts))
 
 
+# The held split by batch (the ids each round was written under; README, look 70), each with a
+# floor of its own: the single floor above moves down whenever a harder round joins held, so a
+# change that broke one earlier batch would pass it. Each batch's recall floor is its figure at
+# look 70 less 0.10, its FP ceiling its figure plus 0.06: a refit under the unchanged threshold
+# rule has moved an earlier batch by up to 0.086 (round 15's, round 12 0.500 -> 0.414), which
+# these margins take; a decoder or rule that stopped working costs a batch more.
+BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
+    "issue 19 rounds 1-3b": (2001, 5001, 0.69, 0.10),
+    "round 4": (5001, 6001, 0.71, 0.17), "round 5": (6001, 7001, 0.75, 0.20),
+    "round 6": (7001, 8001, 0.47, 0.16), "round 7": (8001, 9001, 0.68, 0.06),
+    "round 8": (9001, 10001, 0.48, 0.06), "round 9": (10001, 11001, 0.68, 0.09),
+    "round 10": (11001, 12001, 0.44, 0.13), "round 11": (12001, 13001, 0.30, 0.09),
+    "round 12": (13001, 14001, 0.31, 0.06), "round 13": (14001, 15001, 0.35, 0.13),
+    "round 14": (15001, 16001, 0.40, 0.09), "round 15": (16001, 17001, 0.35, 0.13),
+}
+
+
+@functools.cache
+def flagged(label: str) -> dict[str, bool]:
+    """Each held row's verdict by id, scanned once for every test below."""
+    return {row["id"]: scan(row["text"]).flagged
+            for row in held(MALICIOUS if label == "malicious" else BENIGN)}
+
+
+def rate(label: str, ids: Callable[[int], bool]) -> tuple[float, int, int]:
+    """The share of held ``label`` rows (whose id number ``ids`` admits) the scanner flags,
+    with the count flagged and the count in all. A failing floor prints these figures and no
+    held id: a run that failed with ids printed was a look at held (README, look 68)."""
+    verdicts = [hit for row_id, hit in flagged(label).items() if ids(int(row_id[2:]))]
+    assert verdicts, f"no held {label} row in the batch"
+    return sum(verdicts) / len(verdicts), sum(verdicts), len(verdicts)
+
+
 def test_held_out_recall() -> None:
-    rows = held(MALICIOUS)
-    missed = [row["id"] for row in rows if not scan(row["text"]).flagged]
-    recall = 1 - len(missed) / len(rows)
-    assert recall >= MIN_RECALL, f"recall {recall:.3f}, missed {missed}"
+    recall, caught, n = rate("malicious", lambda number: True)
+    assert recall >= MIN_RECALL, f"recall {recall:.3f} ({caught} of {n})"
 
 
 def test_held_out_false_positive_rate() -> None:
-    rows = held(BENIGN)
-    flagged = [row["id"] for row in rows if scan(row["text"]).flagged]
-    rate = len(flagged) / len(rows)
-    assert rate <= MAX_FALSE_POSITIVES, f"false positives {rate:.3f}: {flagged}"
-
-
-def original(rows: list[dict]) -> list[dict]:
-    return [row for row in held(rows) if int(row["id"][2:]) < 2001]
+    fp, hits, n = rate("benign", lambda number: True)
+    assert fp <= MAX_FALSE_POSITIVES, f"false positives {fp:.3f} ({hits} of {n})"
 
 
 def test_held_out_recall_on_the_original_items() -> None:
-    rows = original(MALICIOUS)
-    missed = [row["id"] for row in rows if not scan(row["text"]).flagged]
-    recall = 1 - len(missed) / len(rows)
-    assert recall >= ORIGINAL_MIN_RECALL, f"recall {recall:.3f}, missed {missed}"
+    recall, caught, n = rate("malicious", lambda number: number < 2001)
+    assert recall >= ORIGINAL_MIN_RECALL, f"recall {recall:.3f} ({caught} of {n})"
 
 
 def test_held_out_false_positive_rate_on_the_original_items() -> None:
-    rows = original(BENIGN)
-    flagged = [row["id"] for row in rows if scan(row["text"]).flagged]
-    rate = len(flagged) / len(rows)
-    assert rate <= ORIGINAL_MAX_FALSE_POSITIVES, f"false positives {rate:.3f}: {flagged}"
+    fp, hits, n = rate("benign", lambda number: number < 2001)
+    assert fp <= ORIGINAL_MAX_FALSE_POSITIVES, f"false positives {fp:.3f} ({hits} of {n})"
+
+
+@pytest.mark.parametrize("batch", list(BATCHES))
+def test_held_out_floors_by_batch(batch: str) -> None:
+    first, last, min_recall, max_fp = BATCHES[batch]
+    recall, caught, n = rate("malicious", lambda number: first <= number < last)
+    fp, hits, m = rate("benign", lambda number: first <= number < last)
+    assert recall >= min_recall, f"{batch}: recall {recall:.3f} ({caught} of {n})"
+    assert fp <= max_fp, f"{batch}: false positives {fp:.3f} ({hits} of {m})"
+
+
+def test_every_held_row_is_in_a_batch() -> None:
+    """A new round gets a batch (and its floors) when it joins the corpus."""
+    numbers = [int(row["id"][2:]) for row in held(MALICIOUS + BENIGN)]
+    outside = [number for number in numbers if number >= 2001
+               and not any(first <= number < last for first, last, _, _ in BATCHES.values())]
+    assert not outside, f"{len(outside)} held rows in no batch: add the round to BATCHES"
