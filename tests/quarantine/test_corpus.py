@@ -110,6 +110,8 @@ BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "round 10": (11001, 12001, 0.44, 0.13), "round 11": (12001, 13001, 0.30, 0.09),
     "round 12": (13001, 14001, 0.31, 0.06), "round 13": (14001, 15001, 0.35, 0.13),
     "round 14": (15001, 16001, 0.40, 0.09), "round 15": (16001, 17001, 0.35, 0.13),
+    # round 16 joins with no floor (0.0, 1.0) and gets its own at its first look at held
+    "round 16": (17001, 18001, 0.0, 1.0),
 }
 
 
