@@ -61,7 +61,7 @@ from memadmin.quarantine.scanner.index import _regex_matches
 from memadmin.quarantine.scanner.limits import MAX_BLOCKS, MAX_DEPTH, MAX_SPANS_PER_RULE
 from memadmin.quarantine.scanner.markup_splits import Reread
 from memadmin.quarantine.scanner.mentions import quoted_mention
-from memadmin.quarantine.scanner.normalise import _normalise, _Text
+from memadmin.quarantine.scanner.normalise import _normalise, _Text, calendar_values
 from memadmin.quarantine.scanner.rules import RULES, RULESET_VERSION, rule, ruleset_digest
 from memadmin.quarantine.scanner.rules.statistical import _MODEL
 from memadmin.quarantine.scanner.smuggling import hidden_channels
@@ -96,6 +96,11 @@ def _scan(text: str, *, gated: bool) -> Verdict:
             spans.add((start, end, "PI-ENCODED-1"))
     for start, end in _model_spans(normalised):
         spans.add((*normalised.span(start, end), "PI-MODEL-1"))
+    # a calendar's text values scored alone too, as a calendar program shows each (the
+    # calendar's own words, BEGIN:VEVENT, DTSTART, ..., are no part of a description)
+    for start, end, value in calendar_values(text, MAX_BLOCKS):
+        if _MODEL.flagged_window(_normalise(value, gated)[0].lower) is not None:
+            spans.add((start, end, "PI-MODEL-1"))
     kept: dict[str, int] = {}
     ordered_spans = []
     for span in sorted(spans):

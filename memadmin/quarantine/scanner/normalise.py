@@ -224,18 +224,23 @@ def _escaped_breaks(norm: str) -> str:
 _CALENDAR_BEGIN_RE = re.compile(r"^BEGIN:V(?:CALENDAR|EVENT|TODO|JOURNAL|CARD)\b",
                                 re.IGNORECASE | re.MULTILINE)
 _CALENDAR_END_RE = re.compile(r"^END:V[A-Z]+\b[^\n]*", re.IGNORECASE | re.MULTILINE)
-_CALENDAR_READ_RE = re.compile(r"\r?\n[ \t]|\\([\\;,nN])"        # a fold; an escape
-                               # a text property's name and parameters, up to its value (not
-                               # any word and colon: a line of text, "System: ...", is no
-                               # property, and keeps its header)
-                               r"|^((?i:description|summary|comment|location|contact|resources|"
-                               r"categories|note|title|role|org|fn|nickname|x-[a-z0-9-]+)"
-                               r"(?:;(?:\"[^\"\r\n]*\"|[^:;\"\r\n])*)*:)", re.MULTILINE)
+# a fold; an escape (a fold may fall between an escape's backslash and its letter)
+_CALENDAR_FOLD_OR_ESCAPE = r"\r?\n[ \t]|\\(?:\r?\n[ \t])?([\\;,nN])"
+# a text property's name and parameters, up to its value (not any word and colon: a line of
+# text, "System: ...", is no property, and keeps its header)
+_CALENDAR_PROPERTY = (r"^(?i:description|summary|comment|location|contact|resources|categories|"
+                      r"note|title|role|org|fn|nickname|x-[a-z0-9-]+)"
+                      r"(?:;(?:\"[^\"\r\n]*\"|[^:;\"\r\n])*)*:")
+_CALENDAR_READ_RE = re.compile(_CALENDAR_FOLD_OR_ESCAPE + "|(" + _CALENDAR_PROPERTY + ")",
+                               re.MULTILINE)
+_CALENDAR_UNESCAPE_RE = re.compile(_CALENDAR_FOLD_OR_ESCAPE)
+# a text property's value: its content line with the lines folded into it
+_CALENDAR_VALUE_RE = re.compile(_CALENDAR_PROPERTY + r"((?:[^\r\n]|\r?\n[ \t])*)", re.MULTILINE)
 
 
-def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
-    """``text`` with its calendar part read as a calendar program shows it, and the map from
-    its indices back to ``text``'s; None if it has no calendar part or nothing to read."""
+def _calendar_part(text: str) -> tuple[int, int] | None:
+    """Where a text's calendar part is: from its first "BEGIN:V" line to the end of its last
+    "END:" line (or the text's end); None if it has none."""
     if ":V" not in text and ":v" not in text:
         return None
     begin = _CALENDAR_BEGIN_RE.search(text)
@@ -244,10 +249,42 @@ def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
     stop = len(text)
     for end in _CALENDAR_END_RE.finditer(text, begin.start()):
         stop = end.end()
+    return begin.start(), stop
+
+
+def calendar_values(text: str, most: int) -> list[tuple[int, int, str]]:
+    """The first ``most`` text property values of a text's calendar part that hold more than
+    white space: (start, end) in ``text`` and the value as a calendar program shows it (folds
+    joined, escapes read). A scan judges each as a text of its own too (the model: a
+    description's words are then not scored with the calendar's own)."""
+    part = _calendar_part(text)
+    if part is None:
+        return []
+    values = []
+    for match in _CALENDAR_VALUE_RE.finditer(text, *part):
+        value = _CALENDAR_UNESCAPE_RE.sub(_read_escape, match[1])
+        if value.strip():
+            values.append((match.start(1), match.end(1), value))
+            if len(values) >= most:
+                break
+    return values
+
+
+def _read_escape(match: re.Match[str]) -> str:
+    escaped = match[1]
+    return "" if escaped is None else "\n" if escaped in "nN" else escaped
+
+
+def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
+    """``text`` with its calendar part read as a calendar program shows it, and the map from
+    its indices back to ``text``'s; None if it has no calendar part or nothing to read."""
+    part = _calendar_part(text)
+    if part is None:
+        return None
     pieces: list[str] = []
     index = _IndexMap()
     length = position = 0
-    for match in _CALENDAR_READ_RE.finditer(text, begin.start(), stop):
+    for match in _CALENDAR_READ_RE.finditer(text, *part):
         name, escaped = match[2], match[1]
         cut = match.end() if name is not None else match.start()
         pieces.append(text[position:cut])
@@ -260,7 +297,7 @@ def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
         elif escaped is not None:            # the escaped character, or a line break
             read = "\n" if escaped in "nN" else escaped
             pieces.append(read)
-            index.add(length, match.start() + (read != "\n"), False)
+            index.add(length, match.end() - 1 if read != "\n" else match.start(), False)
             length += 1
         position = match.end()
     if not pieces:

@@ -71,13 +71,21 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
             ("~escaped-breaks", "", normalise.ESCAPED_BREAK),
+            # a calendar read as a calendar program shows it; its text values scored alone
+            ("~calendar", "", " ".join([
+                normalise._CALENDAR_BEGIN_RE.pattern, normalise._CALENDAR_END_RE.pattern,
+                normalise._CALENDAR_READ_RE.pattern, normalise._CALENDAR_VALUE_RE.pattern,
+                "values: the first MAX_BLOCKS scored alone by the model",
+                repr(limits.MAX_BLOCKS)])),
             # letters NFKC leaves alone read as Latin ones (small capitals, regional indicators)
             ("~letter-like", "", normalise._LETTER_LIKE_RE.pattern),
             ("~addressed-to-no-one", "", f"{mentions.EXAMPLE_BEFORE} {mentions._EXAMPLE_WINDOW} "
                                          f"{mentions._CODE_SPAN} {mentions.RUN_BEFORE} "
                                          f"{mentions._LIST_ITEM} {mentions._LIST_OPEN} "
                                          f"{mentions._LIST_CLOSE.pattern} "
-                                         f"{mentions.IN_CODE}"),
+                                         f"{mentions.IN_CODE} {mentions._TAG_NAMED_RE.pattern} "
+                                         f"{sorted(mentions._QUOTES.items())} "
+                                         "list elements: escaped quotes read as quotes"),
             ("~third-person-subject", "", f"{mentions.SUBJECT} {mentions._SUBJECT_WINDOW}"),
             # what the decoders find (a decoded block is judged as plain text is, and a rule's
             # match inside an encoded block is left to the block: issue 19, 2026-12-05)

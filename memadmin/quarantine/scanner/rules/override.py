@@ -78,6 +78,13 @@ _NOT_DATED = (r"(?!\s+(?:from|as\s+of|starting|effective|after|since|on)\s+(?:th
 _GAP_NOT_THEIRS = r"(?:(?!(?<![\w'])(?:their|his|her)\s)[^.!?\n]){0,40}?"
 
 
+# (round 16) A verb followed at once by another one names what follows ("context ignoring
+# (\"ignore previous instructions\")": a technique and its example): the second verb's match
+# is the one judged (a mention there, an order elsewhere).
+_NOT_BEFORE_ANOTHER = (r"(?![^\w\n]{1,4}(?:ignore|ignoring|disregard|forget|override|bypass|"
+                       r"skip)(?![^\W_]))")
+
+
 # (round 11) one sentence, at most 40 characters: between the instructions and their voiding
 _SENTENCE_GAP_40 = r"[^.!?\n]{0,40}?"
 
@@ -91,12 +98,12 @@ _NOT_NEGATED = (r"(?:(?<!n't )(?<!n’t )(?<!n\\'t )(?<!not )|(?<=why not ))(?<!
 
 
 _OVERRIDE_1 = (
-    _p(_OVERRIDE_VERBS, _E + _GAP_NOT_THEIRS + _B + _falt(*_PRIOR) + _E + _NOT_SOMEONE_ELSES
-       + _GAP20 + _B + _falt(*_RULE_NOUNS) + _E, before=_NOT_NEGATED,
+    _p(_OVERRIDE_VERBS, _E + _NOT_BEFORE_ANOTHER + _GAP_NOT_THEIRS + _B + _falt(*_PRIOR) + _E
+       + _NOT_SOMEONE_ELSES + _GAP20 + _B + _falt(*_RULE_NOUNS) + _E, before=_NOT_NEGATED,
        requires=("instruc", "rule", "direct", "guid", "prompt", "command", "constrain",
                  "criteri", "order", "polic", "program", "restrict", "safeguard", "system",
                  "training", "limitation", "boundar", "protocol")),
-    _p(_OVERRIDE_VERBS, _E + _GAP_NOT_THEIRS + _B
+    _p(_OVERRIDE_VERBS, _E + _NOT_BEFORE_ANOTHER + _GAP_NOT_THEIRS + _B
        + _falt(*(p for p in _PRIOR if p not in _PLAIN_DETERMINERS)) + _E + _NOT_SOMEONE_ELSES
        + _GAP20 + _B + _falt(*_WEAK_RULE_NOUNS) + _E, before=_NOT_NEGATED,
        requires=("request", "task", "setup", "configuration", "messages", "context",
