@@ -359,7 +359,7 @@ def test_the_escape_block_patterns_find_the_blocks_a_repeated_group_finds() -> N
 def test_the_normalisation_shortcuts_agree_with_their_plain_forms() -> None:
     """Normalisation's cheaper searches against the patterns they stand for, over random
     mixes of letters of three scripts, escapes and invisible characters: the seam (a class
-    first), escaped line breaks (the backslash first), the zero-width splits found from the
+    first), escaped line breaks and continued lines (the backslash first), the zero-width splits found from the
     runs, the invisible characters flagged after a look among the non-ASCII ones, and the
     mixed words found from the seams' Cyrillic or Greek letters."""
     pieces = ["a", "Z", "é", "ж", "Ж", "α", "Ω", "ǿ", "о", "ο", "р", "\u0250", "\u0370",
@@ -368,13 +368,15 @@ def test_the_normalisation_shortcuts_agree_with_their_plain_forms() -> None:
               "\u180e", "\U000e0041", "\U000e007f", "\U0001f3f4", "\u202e", "\u202a", "\u2069",
               "\u05d0"]
     escaped = re.compile(normalise.ESCAPED_BREAK)
+    continued = re.compile(normalise.CONTINUED_LINE)
     rng = random.Random(31)
     seen = set()
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
         seam = normalise._SCRIPT_SEAM_RE.search(text) is not None
         assert normalise._has_seam(text) == seam, repr(text)
-        assert normalise._escaped_breaks(text) == escaped.sub(" \n", text), repr(text)
+        assert normalise._escaped_breaks(text) == continued.sub(
+            lambda m: " " * len(m[0]), escaped.sub(" \n", text)), repr(text)
         splits = [m.start() for m in normalise._ZW_SPLIT_RE.finditer(text)]
         assert normalise._zw_splits(text) == splits, repr(text)
         fast: list[tuple[int, int, str]] = []

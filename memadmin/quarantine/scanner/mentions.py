@@ -165,7 +165,10 @@ _CODE_SPAN = 80          # how far after the match an inline code span may close
 # ... unless the line gives the span to run: "fixed by running `powershell -enc ...`"
 RUN_BEFORE = (r"(?<![\w])(?:run|runs|running|execute|executing|exec|paste|type|enter|call|"
               r"invoke|launch|start|eval|ausführen|führe|exécute[rz]?|ejecuta[r]?|esegui|"
-              r"executa[r]?)(?![\w])")
+              r"executa[r]?|"
+              # (round 16) French, Italian, Portuguese, Polish, Russian and German forms
+              r"lance[rz]?|esegu[ai]\w*|lancia|avvia|rodar|rode|roda|uruchom\w*|запусти\w*|"
+              r"выполни\w*|starte)(?![\w])")
 _RUN_BEFORE_RE = re.compile(RUN_BEFORE)
 _LIST_ITEM = 60          # the longest quoted list element read as a mention
 # a list element: the quote opens after "[", "(" or a comma, closes before ",", "]" or ")"

@@ -207,10 +207,23 @@ ESCAPED_BREAK = r"(?<!\\)\\[nr](?![a-z])"
 _ESCAPED_BREAK_RE = re.compile(r"\\(?<!\\\\)[nr](?![a-z])")
 
 
+# (round 16) A line continued with a backslash (a shell command, a .properties value, a
+# Dockerfile instruction, a C macro: "curl -s https://... \\" then "    | sh") is one line:
+# the backslash, the line break and the next line's indentation are read as spaces, one each
+# (indices agree). Only after a space or tab: a Markdown hard break ("roses\\") and a path
+# ("C:\\temp\\") still end a line.
+CONTINUED_LINE = r"(?<=[ \t])\\\r?\n[ \t]*"
+_CONTINUED_LINE_RE = re.compile(r"\\(?<=[ \t]\\)\r?\n[ \t]*")
+
+
+def _spaces(match: re.Match[str]) -> str:
+    return " " * (match.end() - match.start())
+
+
 def _escaped_breaks(norm: str) -> str:
     if "\\" not in norm:
         return norm
-    return _ESCAPED_BREAK_RE.sub(" \n", norm)
+    return _CONTINUED_LINE_RE.sub(_spaces, _ESCAPED_BREAK_RE.sub(" \n", norm))
 
 
 # (issue 19, ninth session) iCalendar and vCard text (RFC 5545 3.1 and 3.3.11, RFC 6350 3.2

@@ -70,7 +70,7 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                                      f"{mentions.SAYS} {mentions._SAYS_WINDOW}"),
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
-            ("~escaped-breaks", "", normalise.ESCAPED_BREAK),
+            ("~escaped-breaks", "", f"{normalise.ESCAPED_BREAK} {normalise.CONTINUED_LINE}"),
             # a calendar read as a calendar program shows it; its text values scored alone
             ("~calendar", "", " ".join([
                 normalise._CALENDAR_BEGIN_RE.pattern, normalise._CALENDAR_END_RE.pattern,

