@@ -114,7 +114,13 @@ _PLACEHOLDER = (r"(?:\{\{?\s*[a-z_][\w. -]{0,40}\}\}?|"
                 r"|(?-i:(?<=[=/])[A-Z][A-Z0-9]{2,20}(?:_[A-Z0-9]{2,20}){1,4}(?=[&#)\s/\"'>]|$))"
                 r"|(?-i:(?<==)(?:HISTORIQUE|VERLAUF|HISTORIAL|HISTORY|CHAT|CONVERSATION|MESSAGES"
                 r"|SECRET|PASSWORD|TOKEN|DATA|DATEN|DONNEES|DATOS|DADOS|MEMORY|SUMMARY)"
-                r"(?=[&#)\s\"'>]|$)))")
+                r"(?=[&#)\s\"'>]|$))"
+                # (round 16) an encoding applied to the user's data, to be filled in:
+                # "?q=BASE64(last 5 user messages)", "?d=btoa(document.cookie)" (not a
+                # credential formula in API docs: "base64(client_id:client_secret)")
+                r"|(?:base64|b64|btoa|urlencode|encodeuricomponent|encodeuri|hex|rot13)\("
+                r"[^()\n]{0,60}?(?:conversation|chat|messages?|histor\w*|memor\w*|transcripts?|"
+                r"summary|notes|e-?mails?|address(?:es)?|cookies?)[^()\n]{0,40}\))")
 
 
 SPECS: tuple[_Spec, ...] = (
