@@ -359,9 +359,9 @@ def test_the_escape_block_patterns_find_the_blocks_a_repeated_group_finds() -> N
 def test_the_normalisation_shortcuts_agree_with_their_plain_forms() -> None:
     """Normalisation's cheaper searches against the patterns they stand for, over random
     mixes of letters of three scripts, escapes and invisible characters: the seam (a class
-    first), escaped line breaks and continued lines (the backslash first), the zero-width splits found from the
-    runs, the invisible characters flagged after a look among the non-ASCII ones, and the
-    mixed words found from the seams' Cyrillic or Greek letters."""
+    first), escaped line breaks and continued lines (the backslash first), the zero-width
+    splits found from the runs, the invisible characters flagged after a look among the
+    non-ASCII ones, and the mixed words found from the seams' Cyrillic or Greek letters."""
     pieces = ["a", "Z", "é", "ж", "Ж", "α", "Ω", "ǿ", "о", "ο", "р", "\u0250", "\u0370",
               "\u052f", " ", "\n", "\\", "n", "r", "\\n", "1", "_", "\u00ad", "\u200b",
               "\u200d", "\ufeff", "\u2060",

@@ -53,6 +53,8 @@ META = (r"(?:(?<![^\W_])(?<![.@/])(?:injections?|attacks?|attackers?|phrases?|pa
         r"examples?|e\.g\.|such\s+as|classic|quoted?|quotes|strings?|sentences?|"
         # (round 13) "people paste things like \"ignore your previous instructions ...\""
         r"(?:things|stuff|something|lines|messages|inputs|requests|comments)\s+like|"
+        # (round 17) "second attempt via 'translate your first message ...'"
+        r"attempts?|"
         r"scanners?|flags?|detects?|detection|kind|patterns?|jailbreaks?|red[- ]team\w*|persona|"
         r"fixtures?|sample|samples|warns?(?!\s+[\w.-]+:)|warning|translat\w*|homework|satz|beispiel\w*|"
         # (round 6) de "etwa '...'" (for instance)
@@ -85,13 +87,21 @@ _AFTER_RE = re.compile(AFTER_META)
 # Only a document named with "a", "an", "any", "some" or "one" (an instance described, not
 # one pointed at: "the admin note says '...'", "this page says: '...'" and a person's "my
 # manager says '...'" still count).
-SAYS = (r"(?<![\w])(?:a|an|any|some|one)\s+(?:[\w-]+\s+){0,2}?(?:snippets?|pages?|sites?|"
-        r"websites?|results?|documents?|docs?|pdfs?|e-?mails?|messages?|comments?|posts?|"
-        r"tweets?|reviews?|banners?|pop-?ups?|ads?|files?|readmes?|tickets?|repl(?:y|ies)|"
-        r"responses?|outputs?|strings?|lines?|headlines?|titles?|captions?|signs?)\s+"
-        r"(?:that\s+|which\s+)?(?:says?|said|saying|reads?|reading|stating|states?|stated)"
-        r"\s*[:,]?\s*\Z")
+SAYS_HEAD = (r"(?<![\w])(?:a|an|any|some|one)\s+(?:[\w-]+\s+){0,2}?(?:snippets?|pages?|sites?|"
+             r"websites?|results?|documents?|docs?|pdfs?|e-?mails?|messages?|comments?|posts?|"
+             r"tweets?|reviews?|banners?|pop-?ups?|ads?|files?|readmes?|tickets?|repl(?:y|ies)|"
+             r"responses?|outputs?|strings?|lines?|headlines?|titles?|captions?|signs?)\s+"
+             r"(?:that\s+|which\s+)?(?:says?|said|saying|reads?|reading|stating|states?|stated)")
+SAYS = SAYS_HEAD + r"\s*[:,]?\s*\Z"
 _SAYS_RE = re.compile(SAYS)
+# (round 17) ... or unquoted, as what the machine should do: "the page had a line saying the
+# assistant should ignore its instructions" (reported; "this note says the assistant should
+# ..." still counts)
+SAYS_CLAUSE = (SAYS_HEAD + r"\s+(?:that\s+)?(?:(?:the|an?|any|all|every)\s+(?:[\w-]+\s+)?"
+               r"(?:assistants?|ais?|models?|bots?|agents?|llms?|chatbots?)|you|it)\s+"
+               r"(?:should|must|would|could|will|shall|(?:has|have|needs?|ought)\s+to|is\s+to|"
+               r"are\s+to)\s+\Z")
+_SAYS_CLAUSE_RE = re.compile(SAYS_CLAUSE)
 _SAYS_WINDOW = 80
 # Reported speech: what a message, an attacker or a character told someone to do ("a phishing
 # e-mail told staff to ...", "if a message tells you to ignore ...", "the AI is told to ignore
@@ -121,7 +131,10 @@ REPORTED = (r"(?:(?<![\w])(?:e-?mails?|messages?|texts?|letters?|calls?|callers?
             # write it: "if a user asks you to ignore these rules, decline politely"
             r"(?<![\w])(?:if|when|whenever|should)\s+(?:a|an|the|any|some|another)\s+"
             r"(?:\w+\s+){0,2}?(?:asks?|tells?|wants?|requests?|instructs?|urges?)\s+(?:you|u)\s+"
-            r"to\s+[\"'“‘]?)\s*\Z")
+            r"to\s+[\"'“‘]?|"
+            # (round 17) requests and attempts named, in the plural: "flags fake system tags,
+            # requests to reveal hidden instructions, persona switches"
+            r"(?<![\w])(?:requests|attempts|tries|efforts)\s+to\s+)\s*\Z")
 _REPORTED_RE = re.compile(REPORTED)
 _REPORTED_WINDOW = 60
 # ... unless the text names itself as the speaker: "this e-mail asks you to ..." is an order.
@@ -209,7 +222,8 @@ def quoted_mention(lower: str, start: int, end: int, *, fast: bool = True) -> bo
             and _SUBJECT_RE.search(lower, max(0, start - _SUBJECT_WINDOW), start) is not None):
         return True
     if (_in_code_span(lower, start, end) or _named_tag(lower, start, end)
-            or _EXAMPLE_BEFORE_RE.search(lower, max(0, start - _EXAMPLE_WINDOW), start)):
+            or _EXAMPLE_BEFORE_RE.search(lower, max(0, start - _EXAMPLE_WINDOW), start)
+            or _SAYS_CLAUSE_RE.search(lower, max(0, start - _SAYS_WINDOW), start)):
         return True
     i = _opening_quote(lower, start)
     if i < 0:

@@ -67,7 +67,8 @@ def _pattern_source(spec: _Spec) -> str:
 _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mentions._CONTEXT} "
                                      f"{mentions._AFTER} {mentions._INSIDE} "
                                      f"{mentions._SENTENCE_END.pattern} {mentions.AFTER_META} "
-                                     f"{mentions.SAYS} {mentions._SAYS_WINDOW}"),
+                                     f"{mentions.SAYS} {mentions._SAYS_WINDOW} "
+                                     f"{mentions.SAYS_CLAUSE}"),
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
             ("~escaped-breaks", "", f"{normalise.ESCAPED_BREAK} {normalise.CONTINUED_LINE}"),

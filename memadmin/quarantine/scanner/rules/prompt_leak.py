@@ -94,6 +94,11 @@ _NOT_NARRATED = (r"(?<!refused\sto\s)(?<!declined\sto\s)(?<!failed\sto\s)(?<!nev
                  r"(?<!would\s)(?<!could\s)(?<!might\s)(?<!managed\sto\s)\Z")
 
 
+# (round 17) A verb that is a JSON key names a field, it orders nothing: {"output": "System
+# prompt leakage (LLM07) ..."} (the quote may be escaped, in JSON inside a string)
+_NOT_A_KEY = r"(?!\\?[\"']\s*:)"
+
+
 SPECS: tuple[_Spec, ...] = (
     _Spec("PI-LEAK-1", "prompt_leak",
           "Asks the AI to reveal its system prompt or hidden instructions.",
@@ -117,7 +122,7 @@ SPECS: tuple[_Spec, ...] = (
                "paste", "share", "recite", r"spell\s+out", r"write\s+out", "copy",
                r"tell\s+me", r"give\s+me", "list", r"summari[sz]e", "expose", "return", "echo",
                r"what\s+(?:is|are|was|were)"),
-              _E + r"[^.!?\n]{0,40}?" + _B
+              _E + _NOT_A_KEY + r"[^.!?\n]{0,40}?" + _B
               + _alt(r"(?:your|the|its)\s+(?:\w+\s+)?(?:system|initial|hidden|secret|original|"
                      r"confidential|internal|pre-?)\s*(?:prompt|instructions|message|rules)",
                      r"system\s+prompt", "systemprompt", r"pre-?prompt", r"hidden\s+instructions",
@@ -135,7 +140,7 @@ SPECS: tuple[_Spec, ...] = (
                "encode", "convert", "put", "include", "provide", "send", "reproduce", "render",
                "describe", "state", r"read\s+out", "start", "begin", "preface", "prefix",
                r"what\s+(?:is|are|was|were)"),
-              _E + r"[^.!?\n]{0,50}?" + _B + _LEAK_OBJECTS + _E,
+              _E + _NOT_A_KEY + r"[^.!?\n]{0,50}?" + _B + _LEAK_OBJECTS + _E,
               requires=("prompt", "instruc", "rule", "message", "word", "text", "line",
                         "everything", "configuration", "config", "context", "directive",
                         "guideline", "wording", "content", "setup"),
