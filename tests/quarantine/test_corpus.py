@@ -43,6 +43,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"
 # shape of memory notes: its held half 0.521 / FP 0.049 (140 and 142 texts, twice a round's
 # usual); the earlier batches held or rose (rounds up to 15: 0.686 against 0.683); held 0.671,
 # original items 0.864, FP 0.044.
+# Unchanged with round 17 (looks 73-74): its held half 0.451 / FP 0.071; the model's cut fell
+# (5.55 -> 5.03) and the earlier batches' recall rose (rounds up to 16: 0.697 against 0.671),
+# one more FP in round 16's held half (0.056); held 0.675, original items 0.870, FP 0.047.
 MIN_RECALL = 0.66
 MAX_FALSE_POSITIVES = 0.06
 ORIGINAL_MIN_RECALL = 0.84
@@ -100,13 +103,13 @@ def test_ids_are_unique_and_no_text_is_in_both_splits() -> None:
     assert len(texts) == len(set(texts))
 
 
-# The held split by batch (the ids each round was written under; README, looks 70 and 72),
+# The held split by batch (the ids each round was written under; README, looks 70, 72, 74),
 # each with a floor of its own: the single floor above moves down whenever a harder round
 # joins held, so a change that broke one earlier batch would pass it. Each batch's recall floor
-# is its figure at its first look by batch (70; 72 for round 16) less 0.10, its FP ceiling its
-# figure plus 0.06: a refit under the unchanged threshold rule has moved an earlier batch by up
-# to 0.086 (round 15's, round 12 0.500 -> 0.414), which these margins take; a decoder or rule
-# that stopped working costs a batch more.
+# is its figure at its first look by batch (70; 72 and 74 for rounds 16 and 17) less 0.10, its
+# FP ceiling its figure plus 0.06: a refit under the unchanged threshold rule has moved an
+# earlier batch by up to 0.086 (round 15's, round 12 0.500 -> 0.414), which these margins
+# take; a decoder or rule that stopped working costs a batch more.
 BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "issue 19 rounds 1-3b": (2001, 5001, 0.69, 0.10),
     "round 4": (5001, 6001, 0.71, 0.17), "round 5": (6001, 7001, 0.75, 0.20),
@@ -116,8 +119,7 @@ BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "round 12": (13001, 14001, 0.31, 0.06), "round 13": (14001, 15001, 0.35, 0.13),
     "round 14": (15001, 16001, 0.40, 0.09), "round 15": (16001, 17001, 0.35, 0.13),
     "round 16": (17001, 18001, 0.42, 0.11),     # (its figures at look 72: 0.521 / 0.049)
-    # round 17 joins with no floor (0.0, 1.0) and gets its own at its first look at held
-    "round 17": (18001, 19001, 0.0, 1.0),
+    "round 17": (18001, 19001, 0.35, 0.14),     # (its figures at look 74: 0.451 / 0.071)
 }
 
 
