@@ -120,6 +120,8 @@ BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "round 14": (15001, 16001, 0.40, 0.09), "round 15": (16001, 17001, 0.35, 0.13),
     "round 16": (17001, 18001, 0.42, 0.11),     # (its figures at look 72: 0.521 / 0.049)
     "round 17": (18001, 19001, 0.35, 0.14),     # (its figures at look 74: 0.451 / 0.071)
+    # round 18 joins with no floor (0.0, 1.0) and gets its own at its first look at held
+    "round 18": (19001, 20001, 0.0, 1.0),
 }
 
 
