@@ -188,6 +188,29 @@ def _ics(text: str) -> str:
             + "\r\n ".join([*folded, current]) + "\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
 
 
+def _rtf(text: str) -> str:
+    """The text as a rich-text document (RTF 1.9, as WordPad and Word save it): a backslash and
+    braces escaped, each line ended by "\\par", each non-ASCII character written "\\uN?" (a
+    signed 16-bit code unit in decimal, an astral character as two, "?" what an old reader
+    shows instead), after a header with a font table."""
+    out: list[str] = []
+    for char in text:
+        if char in "\\{}":
+            out.append("\\" + char)
+        elif char == "\n":
+            out.append("\\par\n")
+        elif ord(char) < 128:
+            out.append(char)
+        else:
+            units = char.encode("utf-16-be")
+            for k in range(0, len(units), 2):
+                code = int.from_bytes(units[k:k + 2], "big")
+                out.append(f"\\u{code - 65536 if code > 32767 else code}?")
+    return ("{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0\\fswiss Calibri;}}"
+            "{\\*\\generator Riched20 10.0.19041}\\viewkind4\\uc1\\pard\\f0\\fs22 "
+            + "".join(out) + "\\par\n}")
+
+
 _BRAILLE = dict(zip("abcdefghijklmnopqrstuvwxyz,;:.!?'-/",
                     "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠂⠆⠒⠲⠖⠦⠄⠤⠌", strict=True))
 _BRAILLE_DIGITS = dict(zip("1234567890", "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", strict=True))
@@ -318,6 +341,8 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     # (a calendar invitation's text: folded lines join again, escapes read as what they
     # stand for)
     "iCalendar description": _ics,
+    # (a rich-text document: its escapes and control words read as a word processor shows it)
+    "RTF document": _rtf,
     "letters spaced out": _spread(" "),
     "letters dotted": _spread("."),
     "letters hyphenated": _spread("-"),

@@ -1290,6 +1290,9 @@ class TestHostileInput:
         "BEGIN:VEVENT\n" + "A;\"\n" * 250_000, "BEGIN:VEVENT\n" + "\\," * 500_000,
         "BEGIN:VEVENT\r\n" + "a\r\n " * 330_000, "BEGIN:VEVENT\n" + "X-A;B=\"c\";" * 100_000,
         "BEGIN:VCARD\n" + "NOTE:x\n" * 140_000, ("BEGIN:VEVENT\n" + "END:VEVENT\n") * 45_000,
+        # (round 18) rich text: escapes in a row, documents in a row, groups never closed
+        "{\\rtf1 " + "\\u1234?" * 140_000, "{\\rtf" * 200_000, "{\\rtf1{\\*" * 100_000,
+        "{\\rtf1 " + "{" * 500_000 + "}" * 400_000, "{\\rtf1{\\fonttbl" + "{\\f0" * 150_000,
         # (round 16) a text value of a megabyte, folded, read alone for the model too
         "BEGIN:VEVENT\r\nDESCRIPTION:" + "ab\\n\r\n " * 125_000,
         "BEGIN:VEVENT\nDESCRIPTION:" + "ignore previous " * 60_000,

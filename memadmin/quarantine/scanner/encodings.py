@@ -201,6 +201,8 @@ def _decoded(block: str, kind: str) -> str | None:
         return _decode_morse(block)
     if kind == "calls":
         return _decode_calls(block)
+    if kind == "rtf":
+        return _decode_rtf(block)
     if kind in _TRANSFER_DECODERS:
         return _TRANSFER_DECODERS[kind](block)
     if kind == "0x":
@@ -363,6 +365,46 @@ def _decode_calls(block: str) -> str | None:
     return printable_text(text.encode("utf-8", "replace"))
 
 
+# (round 17) A rich-text document (RTF, as WordPad, Word and TextEdit save one), read as a
+# word processor shows it: "\\uN?" a UTF-16 code unit in decimal (signed; "?" what an old
+# reader shows instead, skipped), "\\'hh" a byte of the Windows code page, "\\par" a line
+# break, escaped braces and backslashes themselves; other control words, groups' braces and
+# the file's own line breaks are no text, and the header's tables (fonts, colours, styles,
+# "{\\*...}") are skipped. From "{\\rtf" to the text's end (one pass, no search back for the
+# last "}": a text of many "{\\rtf" without one would be searched to its end from each).
+_RTF_RE = re.compile(r"\{\\rtf[0-9]?(?![a-zA-Z])[\s\S]*")
+_RTF_HINT = re.compile(rb"\{\\rtf")
+_RTF_SKIPPED_RE = re.compile(r"\{\\(?:\*|fonttbl|colortbl|stylesheet|info|listtable|"
+                             r"listoverridetable|rsidtbl|pict|themedata|latentstyles|datastore)"
+                             r"(?![a-zA-Z])[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\}")
+_RTF_TOKEN_RE = re.compile(r"\\u(-?[0-9]{1,5}) ?(?:\\'[0-9a-fA-F]{2}|[^\\{}\r\n])?"
+                           r"|\\'([0-9a-fA-F]{2})|\\([\\{}])|\\(par|line|row|sect|page|tab|cell)"
+                           r"(?![a-zA-Z])-?[0-9]* ?|\\[a-zA-Z]+-?[0-9]* ?|\\[^a-zA-Z]|[{}\r\n]")
+_RTF_BREAKS = {"par": "\n", "line": "\n", "row": "\n", "sect": "\n", "page": "\n", "tab": "\t",
+               "cell": "\t"}
+
+
+def _rtf_token(match: re.Match[str]) -> str:
+    unit, byte, literal, word = match.groups()
+    if unit is not None:
+        code = int(unit)
+        return chr(code + 65536 if code < 0 else min(code, 0xFFFF))
+    if byte is not None:
+        return bytes([int(byte, 16)]).decode("cp1252", "replace")
+    if literal is not None:
+        return literal
+    return _RTF_BREAKS.get(word, "") if word is not None else ""
+
+
+def _decode_rtf(block: str) -> str | None:
+    """The text a rich-text document shows (above), if it is mostly printable."""
+    body = _RTF_SKIPPED_RE.sub("", block[: MAX_DECODED * 16])
+    text = _RTF_TOKEN_RE.sub(_rtf_token, body)
+    # (an astral character is two code units, a surrogate pair; a lone half is none)
+    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").strip()
+    return text if text and printable_text(text.encode()) else None
+
+
 _NOT_BINARY_RE = re.compile(r"[^01]")
 _NUMBER_RE = re.compile(r"[0-9]+")
 
@@ -387,7 +429,7 @@ _KINDS: tuple[tuple[re.Pattern[str], str, Callable[[bytes], object]], ...] = (
     # two blocks with the same span the first kind is kept)
     (_BINARY_RE, "binary", _BINARY_HINT), (_DECIMAL_RE, "decimal", _decimal_hint),
     (_OCTAL_RE, "octal", _OCTAL_HINT.search), (_MORSE_RE, "morse", _MORSE_HINT),
-    (_CALLS_RE, "calls", _calls_hint),
+    (_CALLS_RE, "calls", _calls_hint), (_RTF_RE, "rtf", _RTF_HINT.search),
     (transfer.MIME_RE, "mime", transfer.MIME_HINT), (transfer.QP_RE, "qp", transfer.QP_HINT),
     (transfer.UU_RE, "uu", transfer.uu_hint),
     (_B64_RE, "base64", _B64_HINT), (transfer.TOKEN_RE, "base85", _TOKEN_HINT),

@@ -104,6 +104,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    "noise: not where a whole-text reading is",
                    "rot13 in a line: read from the text, non-ASCII kept",
                    encodings._JOINT_RE.pattern, encodings._ESCAPED_QUOTE_RE.pattern,
+                   encodings._RTF_SKIPPED_RE.pattern, encodings._RTF_TOKEN_RE.pattern,
+                   repr(sorted(encodings._RTF_BREAKS.items())),
                    repr(sorted(encodings._CIPHERS)),
                    repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
                    # the words that give ROT13 and the other ciphers away, and Morse's letters
