@@ -46,7 +46,13 @@ CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"
 # Unchanged with round 17 (looks 73-74): its held half 0.451 / FP 0.071; the model's cut fell
 # (5.55 -> 5.03) and the earlier batches' recall rose (rounds up to 16: 0.697 against 0.671),
 # one more FP in round 16's held half (0.056); held 0.675, original items 0.870, FP 0.047.
-MIN_RECALL = 0.66
+# 0.66 -> 0.62 with round 18 (looks 75-76), leaks, roles and buried orders, and attacks written
+# natively in twenty languages: its held half 0.394 / FP 0.029, and its hard negatives (security
+# notes in Russian, Ukrainian and Chinese that quote attacks) raised the model's cut (5.03 ->
+# 5.74) under the unchanged threshold rule, which lowered the earlier batches' held recall
+# (rounds up to 17: 0.675 -> 0.642; round 17 0.451 -> 0.394), no earlier batch's FP changed;
+# held 0.622, original items 0.859, FP 0.046.
+MIN_RECALL = 0.62
 MAX_FALSE_POSITIVES = 0.06
 ORIGINAL_MIN_RECALL = 0.84
 ORIGINAL_MAX_FALSE_POSITIVES = 0.02
@@ -103,10 +109,10 @@ def test_ids_are_unique_and_no_text_is_in_both_splits() -> None:
     assert len(texts) == len(set(texts))
 
 
-# The held split by batch (the ids each round was written under; README, looks 70, 72, 74),
+# The held split by batch (the ids each round was written under; README, looks 70-76),
 # each with a floor of its own: the single floor above moves down whenever a harder round
 # joins held, so a change that broke one earlier batch would pass it. Each batch's recall floor
-# is its figure at its first look by batch (70; 72 and 74 for rounds 16 and 17) less 0.10, its
+# is its figure at its first look by batch (70; 72, 74, 76 for rounds 16-18) less 0.10, its
 # FP ceiling its figure plus 0.06: a refit under the unchanged threshold rule has moved an
 # earlier batch by up to 0.086 (round 15's, round 12 0.500 -> 0.414), which these margins
 # take; a decoder or rule that stopped working costs a batch more.
@@ -120,8 +126,7 @@ BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "round 14": (15001, 16001, 0.40, 0.09), "round 15": (16001, 17001, 0.35, 0.13),
     "round 16": (17001, 18001, 0.42, 0.11),     # (its figures at look 72: 0.521 / 0.049)
     "round 17": (18001, 19001, 0.35, 0.14),     # (its figures at look 74: 0.451 / 0.071)
-    # round 18 joins with no floor (0.0, 1.0) and gets its own at its first look at held
-    "round 18": (19001, 20001, 0.0, 1.0),
+    "round 18": (19001, 20001, 0.29, 0.09),     # (its figures at look 76: 0.394 / 0.029)
 }
 
 
