@@ -1293,6 +1293,7 @@ class TestHostileInput:
         # (round 18) rich text: escapes in a row, documents in a row, groups never closed
         "{\\rtf1 " + "\\u1234?" * 140_000, "{\\rtf" * 200_000, "{\\rtf1{\\*" * 100_000,
         "{\\rtf1 " + "{" * 500_000 + "}" * 400_000, "{\\rtf1{\\fonttbl" + "{\\f0" * 150_000,
+        "{\\rtf1 " + "\\u-99999?\\u99999?\\u-32769?\\u65536?" * 60_000,   # out of range
         # (round 16) a text value of a megabyte, folded, read alone for the model too
         "BEGIN:VEVENT\r\nDESCRIPTION:" + "ab\\n\r\n " * 125_000,
         "BEGIN:VEVENT\nDESCRIPTION:" + "ignore previous " * 60_000,

@@ -365,7 +365,7 @@ def _decode_calls(block: str) -> str | None:
     return printable_text(text.encode("utf-8", "replace"))
 
 
-# (round 17) A rich-text document (RTF, as WordPad, Word and TextEdit save one), read as a
+# (round 18) A rich-text document (RTF, as WordPad, Word and TextEdit save one), read as a
 # word processor shows it: "\\uN?" a UTF-16 code unit in decimal (signed; "?" what an old
 # reader shows instead, skipped), "\\'hh" a byte of the Windows code page, "\\par" a line
 # break, escaped braces and backslashes themselves; other control words, groups' braces and
@@ -386,9 +386,9 @@ _RTF_BREAKS = {"par": "\n", "line": "\n", "row": "\n", "sect": "\n", "page": "\n
 
 def _rtf_token(match: re.Match[str]) -> str:
     unit, byte, literal, word = match.groups()
-    if unit is not None:
-        code = int(unit)
-        return chr(code + 65536 if code < 0 else min(code, 0xFFFF))
+    if unit is not None:            # (signed 16 bits: -1 is U+FFFF; out of range, none)
+        code = int(unit) % 65536 if -32768 <= int(unit) < 0 else int(unit)
+        return chr(code) if 0 <= code <= 0xFFFF else "\ufffd"
     if byte is not None:
         return bytes([int(byte, 16)]).decode("cp1252", "replace")
     if literal is not None:
