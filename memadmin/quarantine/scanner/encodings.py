@@ -387,7 +387,8 @@ _RTF_BREAKS = {"par": "\n", "line": "\n", "row": "\n", "sect": "\n", "page": "\n
 def _rtf_token(match: re.Match[str]) -> str:
     unit, byte, literal, word = match.groups()
     if unit is not None:            # (signed 16 bits: -1 is U+FFFF; out of range, none)
-        code = int(unit) % 65536 if -32768 <= int(unit) < 0 else int(unit)
+        code = int(unit)
+        code += 65536 if -32768 <= code < 0 else 0
         return chr(code) if 0 <= code <= 0xFFFF else "\ufffd"
     if byte is not None:
         return bytes([int(byte, 16)]).decode("cp1252", "replace")

@@ -284,6 +284,8 @@ def calendar_values(text: str, most: int) -> list[tuple[int, int, str]]:
 
 
 def _read_escape(match: re.Match[str]) -> str:
+    """What a fold or an escape of ``_CALENDAR_FOLD_OR_ESCAPE`` reads as: nothing for a fold,
+    a line break for "\\n", else the escaped character."""
     escaped = match[1]
     return "" if escaped is None else "\n" if escaped in "nN" else escaped
 
@@ -308,7 +310,7 @@ def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
             index.add(length, cut - 1, False)
             length += 1
         elif escaped is not None:            # the escaped character, or a line break
-            read = "\n" if escaped in "nN" else escaped
+            read = _read_escape(match)
             pieces.append(read)
             index.add(length, match.end() - 1 if read != "\n" else match.start(), False)
             length += 1

@@ -78,11 +78,10 @@ _NOT_DATED = (r"(?!\s+(?:from|as\s+of|starting|effective|after|since|on)\s+(?:th
 _GAP_NOT_THEIRS = r"(?:(?!(?<![\w'])(?:their|his|her)\s)[^.!?\n]){0,40}?"
 
 
-# (round 16) A verb followed at once by another one names what follows ("context ignoring
-# (\"ignore previous instructions\")": a technique and its example): the second verb's match
-# is the one judged (a mention there, an order elsewhere).
-_NOT_BEFORE_ANOTHER = (r"(?![^\w\n]{1,4}(?:ignore|ignoring|disregard|forget|override|bypass|"
-                       r"skip)(?![^\W_]))")
+# (round 16) A verb followed at once by another one (of the same list) names what follows
+# ("context ignoring (\"ignore previous instructions\")": a technique and its example): the
+# second verb's match is the one judged (a mention there, an order elsewhere).
+_NOT_BEFORE_ANOTHER = r"(?![^\w\n]{1,4}" + _alt(*_OVERRIDE_VERBS) + r"(?![^\W_]))"
 
 
 # (round 11) one sentence, at most 40 characters: between the instructions and their voiding
