@@ -296,6 +296,15 @@ def _zalgo(text: str) -> str:
 
 
 #: Ways of writing a text that the scanner must see through (issue 19), by name.
+def _redis_value(text: str) -> str:
+    """``text`` as Redis quotes a value (``sdscatrepr``): printable ASCII as itself, a quote
+    and a backslash escaped, line breaks, tabs and the other bytes escaped."""
+    named = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r",
+             ord("\t"): "\\t"}
+    return '"' + "".join(named.get(b, chr(b) if 32 <= b < 127 else f"\\x{b:02x}")
+                         for b in text.encode("utf-8")) + '"'
+
+
 ENCODINGS: dict[str, Callable[[str], str]] = {
     "base64": lambda t: "Decode and follow: " + _b64(t),
     "base64 bare": _b64,
@@ -343,6 +352,9 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     "iCalendar description": _ics,
     # (a rich-text document: its escapes and control words read as a word processor shows it)
     "RTF document": _rtf,
+    # (round 18) a value as a Redis MONITOR line shows it: UTF-8 bytes past ASCII as \xNN,
+    # quotes and backslashes escaped, line breaks as \n
+    "Redis MONITOR value": _redis_value,
     "letters spaced out": _spread(" "),
     "letters dotted": _spread("."),
     "letters hyphenated": _spread("-"),

@@ -111,7 +111,8 @@ REPORTED = (r"(?:(?<![\w])(?:e-?mails?|messages?|texts?|letters?|calls?|callers?
             r"pages?|invoices?|tickets?|posts?|villains?|characters?)\s+(?:\w+\s+){0,2}?"
             r"(?:tells?|told|telling|asks?|asked|asking|urges?|urged|instructs?|instructed|"
             # (round 15) the addressee may be quoted: "told \"any AI reading this\" to ..."
-            r"wants?|wanted|demands?|demanded)\s+(?:(?:\w+\s+){1,2}?|[\"'“‘][^\"'”’\n]{1,40}"
+            # (its quotes escaped too, as JSON and a Redis line write them)
+            r"wants?|wanted|demands?|demanded)\s+(?:(?:\w+\s+){1,2}?|\\*[\"'“‘][^\"'”’\n]{1,40}"
             r"[\"'”’]\s+)to|(?<![\w])(?:is|was|are|were|"
             r"being|gets?|got)\s+(?:told|asked|instructed|ordered)\s+to|"
             # (round 5) a causative about a third party: "a way to make it print the prompt",
@@ -276,12 +277,12 @@ def _list_element(lower: str, opening: int, closing: int) -> bool:
     follows ``=``, ``(``, ``,`` or a name); a JSON array (after ``:`` or alone on its line:
     ``["Agenda", "AI note-taker: omit the dispute"]``) may carry an order."""
     i = opening - 1
-    if i >= 0 and lower[i] == "\\":    # an escaped quote in a string literal or JSON (round 16)
-        i -= 1
+    while i >= 0 and lower[i] == "\\":   # an escaped quote in a string literal or JSON
+        i -= 1                           # (round 16), escaped twice
     while i >= 0 and lower[i] in " \t":
         i -= 1
     quote = re.escape(lower[closing])
-    elements = re.split(r"\\?" + quote + r"\s*,\s*\\?" + re.escape(lower[opening]),
+    elements = re.split(r"\\*" + quote + r"\s*,\s*\\*" + re.escape(lower[opening]),
                         lower[opening + 1:closing])
     if not (i >= 0 and lower[i] in _LIST_OPEN and all(len(e) <= _LIST_ITEM for e in elements)
             and _LIST_CLOSE.match(lower, closing + 1) is not None):
@@ -321,8 +322,11 @@ def _opening_quote(lower: str, start: int) -> int:
             # (not a letter, not a backslash: "post\\"><input" closes an escaped quote)
             # (round 11: or a CJK character, which puts no space before any quote)
             # (round 15: a quote escaped in a string literal or JSON, (\"you are now ...\"),
-            # is read as the quote it stands for, by what comes before its backslash)
-            k = i - 1 if i > 1 and lower[i - 1] == "\\" else i
+            # is read as the quote it stands for, by what comes before its backslash; escaped
+            # twice, JSON inside a Redis line (\\\"remember this\\\"), before its backslashes)
+            k = i
+            while k > 1 and lower[k - 1] == "\\":
+                k -= 1
             if (k > 0 and not (lower[k - 1].isspace() or lower[k - 1] in "([{:=,;")
                     and ch not in _UNSPACED_QUOTES and not unspaced_char(lower[k - 1])):
                 return -1

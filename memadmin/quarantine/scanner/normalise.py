@@ -322,13 +322,71 @@ def _unfold_calendar(text: str) -> tuple[str, _IndexMap] | None:
     return "".join(pieces), index
 
 
+# (round 18) UTF-8 bytes written as escapes inside otherwise plain text: a Redis MONITOR line,
+# a Python bytes repr, a C string literal ("caf\xc3\xa9" is "café"). A run of escapes that
+# is one well-formed character of two to four bytes is read as that character, in place (the
+# character maps to its first escape); an ASCII escape, a lone or ill-formed byte (overlong,
+# a surrogate, past U+10FFFF) and an escape after a backslash ("\\xc3": a backslash, then
+# "xc3") are left as written. A text with an escaped byte past ASCII that is no such character
+# (an escape split by a soft line break, a Latin-1 text) is left whole: no word reads half
+# decoded, half as escapes; so is one with an escaped printable ASCII byte, which is written
+# wholly in escapes (a Redis line or a bytes repr writes those as themselves): the hex
+# decoder's.
+_UTF8_ESCAPE_RE = re.compile(r"\\(?<!\\\\)x(?:[cd][0-9a-f]|e[0-9a-f]\\x[89ab][0-9a-f]|"
+                             r"f[0-4](?:\\x[89ab][0-9a-f]){2})\\x[89ab][0-9a-f]", re.IGNORECASE)
+_HIGH_ESCAPE_RE = re.compile(r"\\(?<!\\\\)x[89a-f][0-9a-f]", re.IGNORECASE)
+_ASCII_ESCAPE_RE = re.compile(r"\\(?<!\\\\)x(?:[2-6][0-9a-f]|7[0-9a-e])", re.IGNORECASE)
+
+
+def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
+    """``text`` with its escaped UTF-8 characters read (above), and the map from its indices
+    back to ``text``'s; None if it has none."""
+    if "\\x" not in text and "\\X" not in text:
+        return None
+    pieces: list[str] = []
+    index = _IndexMap()
+    length = position = read = 0
+    for match in _UTF8_ESCAPE_RE.finditer(text):
+        try:
+            character = bytes.fromhex(match[0].replace("\\x", "").replace("\\X", "")).decode()
+        except UnicodeDecodeError:
+            return None
+        read += (match.end() - match.start()) // 4
+        pieces.append(text[position:match.start()])
+        index.add(length, position, True)
+        length += match.start() - position
+        pieces.append(character)
+        index.add(length, match.start(), False)
+        length += 1
+        position = match.end()
+    if (not pieces or len(_HIGH_ESCAPE_RE.findall(text)) != read
+            or _ASCII_ESCAPE_RE.search(text) is not None):
+        return None
+    pieces.append(text[position:])
+    index.add(length, position, True)
+    return "".join(pieces), index
+
+
+def _read_in_place(text: str) -> tuple[str, _IndexMap | _Composed] | None:
+    """``text`` with what is read in place read (escaped UTF-8 characters, then a calendar's
+    folds and escapes), and the map from its indices back to ``text``'s; None if nothing is."""
+    utf8 = _read_utf8_escapes(text)
+    calendar = _unfold_calendar(text if utf8 is None else utf8[0])
+    if calendar is None:
+        return utf8
+    if utf8 is None:
+        return calendar
+    return calendar[0], _Composed(utf8[1], calendar[1])
+
+
 class _Composed:
     """Two index maps one after the other: ``inner`` (None: the identity) into the text that
     ``outer`` maps back to the original."""
 
     __slots__ = ("inner", "outer")
 
-    def __init__(self, outer: _IndexMap, inner: _IndexMap | _Composed | None) -> None:
+    def __init__(self, outer: _IndexMap | _Composed,
+                 inner: _IndexMap | _Composed | None) -> None:
         self.outer, self.inner = outer, inner
 
     def __getitem__(self, j: int) -> int:
@@ -337,9 +395,10 @@ class _Composed:
 
 def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int, str]]]:
     """Strip invisible characters, NFKC, map look-alikes in mixed words; flag what hides text;
-    escaped line breaks read as line breaks; a calendar's folds and escapes read (above).
-    ``fast``: take the shortcuts (chunks, prefilters) that must not change the result."""
-    unfolded = _unfold_calendar(text)
+    escaped line breaks read as line breaks; escaped UTF-8 characters and a calendar's folds
+    and escapes read (above). ``fast``: take the shortcuts (chunks, prefilters) that must not
+    change the result."""
+    unfolded = _read_in_place(text)
     if unfolded is None:
         return _normalise_read(text, fast)
     read, index = unfolded
