@@ -127,6 +127,7 @@ BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "round 16": (17001, 18001, 0.42, 0.11),     # (its figures at look 72: 0.521 / 0.049)
     "round 17": (18001, 19001, 0.35, 0.14),     # (its figures at look 74: 0.451 / 0.071)
     "round 18": (19001, 20001, 0.29, 0.09),     # (its figures at look 76: 0.394 / 0.029)
+    "round 19": (20001, 21001, 0.0, 1.0),       # (no look yet: its floors come at its first)
 }
 
 
