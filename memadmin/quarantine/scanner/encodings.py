@@ -23,6 +23,7 @@ import base64
 import binascii
 import bisect
 import html
+import json
 import re
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -541,7 +542,9 @@ def _joined(norm: str, start: int, end: int, lines: list[int]) -> tuple[int, int
 
 def _encoded_blocks(norm: str, hinted: bool = True,
                     ascii_bytes: bytes | None = None) -> list[tuple[int, int, str]]:
-    """Candidate blocks, the widest first where they overlap, at most ``MAX_BLOCKS``.
+    """Candidate blocks, the widest first where they overlap, at most ``MAX_BLOCKS``; a block
+    of the same span as the one before it, of another kind, right after it (read only if that
+    one does not decode: "68 69 86 ..." is spaced hex and decimal codes alike).
     ``ascii_bytes``: ``norm.encode("ascii", "replace")``, if the caller has it."""
     candidates: list[tuple[int, int, str]] = []
     if ascii_bytes is None:
@@ -583,6 +586,8 @@ def _encoded_blocks(norm: str, hinted: bool = True,
             last_end = end
             if len(taken) >= MAX_BLOCKS:
                 break
+        elif taken and (start, end) == taken[-1][:2] and kind != taken[-1][2]:
+            taken.append((start, end, kind))
     return taken
 
 
@@ -993,6 +998,60 @@ def _joined_literals(norm: str) -> list[tuple[int, int, str]]:
     return [(0, len(norm), _ESCAPED_QUOTE_RE.sub(lambda quote: quote.group(1) or "'", joined))]
 
 
+# (round 19) Rich text stored as runs: a paragraph as an array of objects, each holding a piece
+# of its text cut wherever the formatting changes (Notion's rich_text, Slack's rich-text
+# elements, Google Docs' textRun, Atlassian's text nodes, Portable Text's spans): "Disregard
+# your earl", bold "ier instructions", ... No rule reads a sentence cut so. The pieces are read
+# as the editor shows them: those of one array joined where a formatting run begins between
+# them (a "type": "text" object, marks, a style), a line break elsewhere (a chat's messages,
+# {"role": ..., "content": ...}, stay apart), a piece written twice in its run ("content" and
+# "plain_text") once. A block from the first piece to the last, judged as plain text is.
+_RUN_RE = re.compile(r'"(?:text|content|plain_text)"\s*:\s*"((?:[^"\\\n]|\\.){0,4096})"')
+_RUN_HINT = re.compile(r'"(?:type|_type)"\s*:\s*"(?:text|span)"|"textRun"')
+_RUN_FORMAT_RE = re.compile(r'"(?:type|_type)"\s*:\s*"(?:text|span)"|"(?:annotations|marks|'
+                            r'textStyle|textRun|style)"\s*:')
+_NEXT_ELEMENT_RE = re.compile(r"\}\s*,\s*\{")
+_INNER_ARRAY_RE = re.compile(r"\[[^\[\]]*\]")      # a run's own list ("marks": ["em"])
+MAX_RUNS = 4096
+
+
+def _rich_text_runs(norm: str) -> list[tuple[int, int, str]]:
+    """``norm``'s rich-text runs read joined (above), if any two are joined."""
+    if _RUN_HINT.search(norm) is None:
+        return []
+    pieces: list[str] = []
+    joined = False
+    first = last = -1
+    previous = None
+    for count, match in enumerate(_RUN_RE.finditer(norm)):
+        if count >= MAX_RUNS:
+            break
+        value = match[1]
+        if previous is not None:
+            gap = norm[last:match.start()]
+            if "]" in _INNER_ARRAY_RE.sub("", gap):     # the array of runs ends
+                pieces.append("\n")
+            elif _NEXT_ELEMENT_RE.search(gap) is None:
+                if value == previous:          # the same run's text again
+                    last = match.end()
+                    continue
+                pieces.append("\n")
+            elif _RUN_FORMAT_RE.search(gap) is not None:
+                joined = True
+            else:
+                pieces.append("\n")
+        else:
+            first = match.start(1)
+        try:
+            pieces.append(json.loads(f'"{value}"'))
+        except ValueError:
+            pieces.append(value)
+        previous, last = value, match.end()
+    if not joined:
+        return []
+    return [(first, last - 1, "".join(pieces))]
+
+
 def _passages(norm: str, signs: list[int], least: int,
               share: float) -> list[tuple[int, int]]:
     """``(start, end)``: all of ``norm`` if its ``signs`` (places, ascending) number ``least``
@@ -1042,8 +1101,10 @@ def decoded_blocks(norm: str, hinted: bool = True, *, ciphers: bool = True,
 def _escaped_blocks(norm: str, hinted: bool,
                     ascii_bytes: bytes) -> list[tuple[int, int, str, bool]]:
     """The encoded blocks proper of ``norm`` that decode to text (``escaped`` True)."""
-    found = []
+    found: list[tuple[int, int, str, bool]] = []
     for start, end, kind in _encoded_blocks(norm, hinted, ascii_bytes):
+        if found and found[-1][:2] == (start, end):
+            continue                       # another kind of a block already read
         text = _decoded(norm[start:end], kind)
         if text is not None:
             found.append((start, end, text, True))
@@ -1075,4 +1136,5 @@ def _decoded_blocks(norm: str, hinted: bool, ciphers: bool) -> list[tuple[int, i
         found.extend((start, end, text, False)
                      for start, end, text in _noise_lines(norm, ascii_bytes))
     found.extend((start, end, text, False) for start, end, text in _joined_literals(norm))
+    found.extend((start, end, text, False) for start, end, text in _rich_text_runs(norm))
     return found

@@ -367,16 +367,51 @@ def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
     return "".join(pieces), index
 
 
+# (round 19) A word cut at a line's end with a hyphen, as a PDF's or a typeset page's text
+# comes out when copied ("instruc-" / "tions"): read whole ("instructions"), the hyphen and the
+# line break read as nothing. Only between letters, the next line's a small one: a line that
+# ends with a dash before a capital ("Q3 -" / "Sales") or a number keeps its break, and so does
+# one whose two halves are not words (letters only, after a space or a line's start, and before
+# one or a sign: base85 data writes "-" and letters too). (A compound cut at its own hyphen,
+# "well-" / "known", then reads "wellknown": no rule's word is one.)
+_CUT_WORD_RE = re.compile(r"-(?<=[^\W\d_]-)\r?\n(?=[^\W\d_])(?![A-Z\u0400-\u042f])")
+_HALF_BEFORE_RE = re.compile(r"(?:^|[\s\"'(“‘«„])[^\W\d_]{1,30}\Z")
+_HALF_AFTER_RE = re.compile(r"[^\W\d_]{1,30}(?=[\s.,;:!?)\"'”’»]|\Z)")
+
+
+def _join_cut_words(text: str) -> tuple[str, _IndexMap] | None:
+    """``text`` with its words cut at a line's end read whole (above), and the map from its
+    indices back to ``text``'s; None if it has none."""
+    if "-\n" not in text and "-\r\n" not in text:
+        return None
+    pieces: list[str] = []
+    index = _IndexMap()
+    length = position = 0
+    for match in _CUT_WORD_RE.finditer(text):
+        if (_HALF_BEFORE_RE.search(text, max(0, match.start() - 32), match.start()) is None
+                or _HALF_AFTER_RE.match(text, match.end()) is None):
+            continue
+        pieces.append(text[position:match.start()])
+        index.add(length, position, True)
+        length += match.start() - position
+        position = match.end()
+    if not pieces:
+        return None
+    pieces.append(text[position:])
+    index.add(length, position, True)
+    return "".join(pieces), index
+
+
 def _read_in_place(text: str) -> tuple[str, _IndexMap | _Composed] | None:
     """``text`` with what is read in place read (escaped UTF-8 characters, then a calendar's
-    folds and escapes), and the map from its indices back to ``text``'s; None if nothing is."""
-    utf8 = _read_utf8_escapes(text)
-    calendar = _unfold_calendar(text if utf8 is None else utf8[0])
-    if calendar is None:
-        return utf8
-    if utf8 is None:
-        return calendar
-    return calendar[0], _Composed(utf8[1], calendar[1])
+    folds and escapes, then words cut at a line's end), and the map from its indices back to
+    ``text``'s; None if nothing is."""
+    read: tuple[str, _IndexMap | _Composed] | None = None
+    for reading in (_read_utf8_escapes, _unfold_calendar, _join_cut_words):
+        step = reading(text if read is None else read[0])
+        if step is not None:
+            read = step if read is None else (step[0], _Composed(read[1], step[1]))
+    return read
 
 
 class _Composed:

@@ -18,6 +18,8 @@ _TOOL_NOUNS = ("tool", "function", "command", "action", "funktion", "befehl", "f
 
 
 _IDENT = r"[`\"'«„]?[A-Za-z][\w.-]{0,40}_[\w.-]{1,40}"
+# a JSON quote, escaped too when the JSON is a string inside JSON or a Redis line ({\"name\": ...)
+_Q = r'\\{0,3}"'
 
 
 SPECS: tuple[_Spec, ...] = (
@@ -28,16 +30,17 @@ SPECS: tuple[_Spec, ...] = (
                r"</function_calls?", r"<tool_code", r"</tool_code"), r"(?![\w-])", word=False),
            _p((r"<invoke\s+name\s*=",), word=False),
            _p((r"<\|/?(?:tool_calls?|python_tag|function_call)\|>", r"<function=[\w.-]{1,64}>",
-               r"\"(?:function_call|tool_calls)\"\s*:"), word=False),
-           _p((r"\{",), r"\s*\"(?:tool|tool_name|function|action)\"\s*:\s*\"[\w.-]{1,64}\"\s*,"
-              r"\s*\"(?:arguments|args|input|parameters|params|action_input|command|cmd|code|"
-              r"query|script|path|url)\"\s*:", word=False),
+               r"\"(?:function_call|tool_calls)" + _Q + r"\s*:"), word=False),
+           _p((r"\{",), r"\s*" + _Q + r"(?:tool|tool_name|function|action)" + _Q + r"\s*:\s*" + _Q
+              + r"[\w.-]{1,64}" + _Q + r"\s*,\s*" + _Q + r"(?:arguments|args|input|parameters|"
+              r"params|action_input|command|cmd|code|query|script|path|url)" + _Q + r"\s*:",
+              word=False),
            # broadened (A3): tool-code fences and more template call markers
            _p(("```tool_code", "```tool_call", "```function_call", "```tool_use"), word=False),
            _p((r"<\|(?:start|end)_?of_?tool", r"<\|?tool_(?:response|result|output)\|?>",
                r"\[tool_calls?\]", r"\[tool_results?\]"), word=False),
-           _p((r"\{",), r"\s*\"name\"\s*:\s*\"[\w.-]{1,64}\"\s*,\s*\""
-              + _alt("arguments", "args", "input") + r"\"\s*:", word=False),
+           _p((r"\{",), r"\s*" + _Q + r"name" + _Q + r"\s*:\s*" + _Q + r"[\w.-]{1,64}" + _Q
+              + r"\s*,\s*" + _Q + _alt("arguments", "args", "input") + _Q + r"\s*:", word=False),
            _p(("action",), r"[ \t]{0,3}:[ \t]{0,3}[\w.-]{1,64}[ \t]{0,8}\n"
               r"[ \t]{0,8}action[ \t]+input[ \t]{0,3}:", before=_LINE_START),
            # (round 5) after a chat line's speaker ("Lena (11:42): Action: delete_files"), with
