@@ -52,6 +52,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "data" / "injection"
 # 5.74) under the unchanged threshold rule, which lowered the earlier batches' held recall
 # (rounds up to 17: 0.675 -> 0.642; round 17 0.451 -> 0.394), no earlier batch's FP changed;
 # held 0.622, original items 0.859, FP 0.046.
+# Unchanged with round 19 (looks 77-78), short texts and conversations: its held half 0.616 /
+# FP 0.109 (agent traces and transcripts); the cut fell (5.74 -> 5.11) and rounds up to 18 rose
+# 0.622 -> 0.649; held 0.647, original items 0.870, FP 0.050.
 MIN_RECALL = 0.62
 MAX_FALSE_POSITIVES = 0.06
 ORIGINAL_MIN_RECALL = 0.84
@@ -112,7 +115,7 @@ def test_ids_are_unique_and_no_text_is_in_both_splits() -> None:
 # The held split by batch (the ids each round was written under; README, looks 70-76),
 # each with a floor of its own: the single floor above moves down whenever a harder round
 # joins held, so a change that broke one earlier batch would pass it. Each batch's recall floor
-# is its figure at its first look by batch (70; 72, 74, 76 for rounds 16-18) less 0.10, its
+# is its figure at its first look by batch (70; 72, 74, 76, 78 for rounds 16-19) less 0.10, its
 # FP ceiling its figure plus 0.06: a refit under the unchanged threshold rule has moved an
 # earlier batch by up to 0.086 (round 15's, round 12 0.500 -> 0.414), which these margins
 # take; a decoder or rule that stopped working costs a batch more.
@@ -127,7 +130,7 @@ BATCHES = {   # name: (first id, last id + 1, recall floor, FP ceiling)
     "round 16": (17001, 18001, 0.42, 0.11),     # (its figures at look 72: 0.521 / 0.049)
     "round 17": (18001, 19001, 0.35, 0.14),     # (its figures at look 74: 0.451 / 0.071)
     "round 18": (19001, 20001, 0.29, 0.09),     # (its figures at look 76: 0.394 / 0.029)
-    "round 19": (20001, 21001, 0.0, 1.0),       # (no look yet: its floors come at its first)
+    "round 19": (20001, 21001, 0.51, 0.17),     # (its figures at look 78: 0.616 / 0.109)
 }
 
 
