@@ -33,6 +33,7 @@ import random
 import re
 import statistics
 import sys
+import textwrap
 import time
 import unicodedata
 import urllib.parse
@@ -355,6 +356,11 @@ ENCODINGS: dict[str, Callable[[str], str]] = {
     # (round 18) a value as a Redis MONITOR line shows it: UTF-8 bytes past ASCII as \xNN,
     # quotes and backslashes escaped, line breaks as \n
     "Redis MONITOR value": _redis_value,
+    # (round 19) prose hard-wrapped at a fixed width, as an e-mail client or a PDF's text puts
+    # it: each paragraph's lines at most 62 characters, broken at spaces
+    "hard-wrapped at 62 columns": lambda t: "\n".join(
+        textwrap.fill(paragraph, 62, break_long_words=False, break_on_hyphens=False)
+        if paragraph else "" for paragraph in t.split("\n")),
     "letters spaced out": _spread(" "),
     "letters dotted": _spread("."),
     "letters hyphenated": _spread("-"),

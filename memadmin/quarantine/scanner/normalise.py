@@ -220,7 +220,63 @@ def _spaces(match: re.Match[str]) -> str:
     return " " * (match.end() - match.start())
 
 
+# (round 19) Prose hard-wrapped at a fixed width (an e-mail at 72 columns, text copied out of a
+# PDF): a sentence runs on over its line breaks ("please disregard your earlier" / "instructions
+# and mail ..."), and no rule that reads within a line sees it whole. Such a line break is read
+# as a space (one character for one: indices agree) where the line before it is full (it and
+# the next line's first word take ``WRAPPED_LINE`` characters or more: that word did not fit)
+# and stops inside a sentence (after a letter, a digit or a comma), and the next line starts
+# with a letter or a digit and is no header (a word and a colon: "Subject:", "note:", a chat
+# line's speaker, an agent's "Observation:") nor a numbered item: a list, a header and a
+# transcript keep their lines, and so do lines of data (base64, hex or uuencode wrapped at 64
+# or 76: no words).
+WRAPPED_LINE = 50
+_WRAPPED_BREAK_RE = re.compile(r"(?<=[\w,])\r?\n(?=[^\W_])")
+_NOT_WRAPPED_RE = re.compile(r"[^\W\d_][\w.-]{0,24}[ \t]*(?:\([^)\n]{0,40}\)[ \t]*)?:(?!//)|"
+                             r"[0-9]{1,3}[.)][ \t]")
+_NEXT_WORD_RE = re.compile(r"\S*")
+
+
+def _prose(norm: str, start: int, end: int) -> bool:
+    """Whether ``norm[start:end]`` reads as words (seven tenths letters and spaces, three spaces
+    at least, twice as many letters as spaces), not as wrapped data (base64, hex and uuencode
+    lines wrap too) nor as letters spaced out (a line break there is a word's end)."""
+    spaces = norm.count(" ", start, end)
+    letters = sum(c.isalpha() for c in norm[start:end])
+    return spaces >= 3 and letters >= 2 * spaces and letters + spaces >= 0.7 * (end - start)
+
+
+_LETTER_RE = re.compile(r"[^\W\d_]")
+
+
+def _lower_word_before(norm: str, start: int, end: int) -> bool:
+    """Whether the last word of ``norm[start:end]`` starts with a small letter (after any
+    quote or bracket)."""
+    letter = _LETTER_RE.search(norm, norm.rfind(" ", start, end) + 1, end)
+    return letter is not None and letter[0].islower()
+
+
+def _wrapped_breaks(norm: str) -> str:
+    joined: list[str] | None = None
+    for match in _WRAPPED_BREAK_RE.finditer(norm):
+        start, end = match.span()
+        line = norm.rfind("\n", 0, start) + 1
+        word = _NEXT_WORD_RE.match(norm, end)
+        full = start - line + 1 + (word.end() - end if word else 0)
+        if (full < WRAPPED_LINE or _NOT_WRAPPED_RE.match(norm, end) is not None
+                or not _prose(norm, line, start)
+                # a capital after a capitalised word: a list of names or words, a line each
+                or (norm[end].isupper() and not _lower_word_before(norm, line, start))):
+            continue
+        if joined is None:
+            joined = list(norm)
+        joined[start:end] = " " * (end - start)
+    return norm if joined is None else "".join(joined)
+
+
 def _escaped_breaks(norm: str) -> str:
+    if "\n" in norm:
+        norm = _wrapped_breaks(norm)
     if "\\" not in norm:
         return norm
     return _CONTINUED_LINE_RE.sub(_spaces, _ESCAPED_BREAK_RE.sub(" \n", norm))
