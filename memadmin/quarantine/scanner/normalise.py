@@ -225,13 +225,14 @@ def _spaces(match: re.Match[str]) -> str:
 # and mail ..."), and no rule that reads within a line sees it whole. Such a line break is read
 # as a space (one character for one: indices agree) where the line before it is full (it and
 # the next line's first word take ``WRAPPED_LINE`` characters or more: that word did not fit)
-# and stops inside a sentence (after a letter, a digit or a comma), and the next line starts
+# and stops inside a sentence (after a letter, a digit or a comma, and the space a
+# format=flowed e-mail puts at a soft break, RFC 3676), and the next line starts
 # with a letter or a digit and is no header (a word and a colon: "Subject:", "note:", a chat
 # line's speaker, an agent's "Observation:") nor a numbered item: a list, a header and a
 # transcript keep their lines, and so do lines of data (base64, hex or uuencode wrapped at 64
 # or 76: no words).
 WRAPPED_LINE = 50
-_WRAPPED_BREAK_RE = re.compile(r"(?<=[\w,])\r?\n(?=[^\W_])")
+_WRAPPED_BREAK_RE = re.compile(r"(?<=[\w,]) ?\r?\n(?=[^\W_])")     # (" ": format=flowed)
 _NOT_WRAPPED_RE = re.compile(r"[^\W\d_][\w.-]{0,24}[ \t]*(?:\([^)\n]{0,40}\)[ \t]*)?:(?!//)|"
                              r"[0-9]{1,3}[.)][ \t]")
 _NEXT_WORD_RE = re.compile(r"\S*")
@@ -458,12 +459,45 @@ def _join_cut_words(text: str) -> tuple[str, _IndexMap] | None:
     return "".join(pieces), index
 
 
+# (round 20) A quote written as an HTML entity inside an attribute or escaped text (an image's
+# alt text, a title, a data attribute: alt="Reader question: &quot;Is it a jailbreak ...?&quot;")
+# is read as the quote it stands for, in place, so a quoted example stays a quotation. Only
+# quotes: "&lt;script&gt;" is markup shown as text, harmless as written, and stays so.
+_QUOTE_ENTITY_RE = re.compile(r"&(?:quot|apos|#0*34|#0*39|#[xX]0*2[27]);")
+_QUOTE_ENTITIES = {"quot": '"', "apos": "'"}
+
+
+def _read_quote_entities(text: str) -> tuple[str, _IndexMap] | None:
+    """``text`` with its quote entities read (above), and the map from its indices back to
+    ``text``'s; None if it has none."""
+    if "&" not in text:
+        return None
+    pieces: list[str] = []
+    index = _IndexMap()
+    length = position = 0
+    for match in _QUOTE_ENTITY_RE.finditer(text):
+        name = match[0][1:-1]
+        quote = _QUOTE_ENTITIES.get(name) or ('"' if name.lower().endswith(("34", "22")) else "'")
+        pieces.append(text[position:match.start()])
+        index.add(length, position, True)
+        length += match.start() - position
+        pieces.append(quote)
+        index.add(length, match.start(), False)
+        length += 1
+        position = match.end()
+    if not pieces:
+        return None
+    pieces.append(text[position:])
+    index.add(length, position, True)
+    return "".join(pieces), index
+
+
 def _read_in_place(text: str) -> tuple[str, _IndexMap | _Composed] | None:
-    """``text`` with what is read in place read (escaped UTF-8 characters, then a calendar's
-    folds and escapes, then words cut at a line's end), and the map from its indices back to
-    ``text``'s; None if nothing is."""
+    """``text`` with what is read in place read (escaped UTF-8 characters, quote entities, a
+    calendar's folds and escapes, words cut at a line's end), and the map from its indices back
+    to ``text``'s; None if nothing is."""
     read: tuple[str, _IndexMap | _Composed] | None = None
-    for reading in (_read_utf8_escapes, _unfold_calendar, _join_cut_words):
+    for reading in (_read_utf8_escapes, _read_quote_entities, _unfold_calendar, _join_cut_words):
         step = reading(text if read is None else read[0])
         if step is not None:
             read = step if read is None else (step[0], _Composed(read[1], step[1]))
