@@ -400,28 +400,17 @@ def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
     back to ``text``'s; None if it has none."""
     if "\\x" not in text and "\\X" not in text:
         return None
-    pieces: list[str] = []
-    index = _IndexMap()
-    length = position = read = 0
+    spans = []
     for match in _UTF8_ESCAPE_RE.finditer(text):
         try:
             character = bytes.fromhex(match[0].replace("\\x", "").replace("\\X", "")).decode()
         except UnicodeDecodeError:
             return None
-        read += (match.end() - match.start()) // 4
-        pieces.append(text[position:match.start()])
-        index.add(length, position, True)
-        length += match.start() - position
-        pieces.append(character)
-        index.add(length, match.start(), False)
-        length += 1
-        position = match.end()
-    if (not pieces or len(_HIGH_ESCAPE_RE.findall(text)) != read
+        spans.append((match.start(), match.end(), character))
+    if (len(_HIGH_ESCAPE_RE.findall(text)) != sum((end - start) // 4 for start, end, _ in spans)
             or _ASCII_ESCAPE_RE.search(text) is not None):
         return None
-    pieces.append(text[position:])
-    index.add(length, position, True)
-    return "".join(pieces), index
+    return _read_spans(text, spans)
 
 
 # (round 19) A word cut at a line's end with a hyphen, as a PDF's or a typeset page's text
@@ -441,29 +430,17 @@ def _join_cut_words(text: str) -> tuple[str, _IndexMap] | None:
     indices back to ``text``'s; None if it has none."""
     if "-\n" not in text and "-\r\n" not in text:
         return None
-    pieces: list[str] = []
-    index = _IndexMap()
-    length = position = 0
-    for match in _CUT_WORD_RE.finditer(text):
-        if (_HALF_BEFORE_RE.search(text, max(0, match.start() - 32), match.start()) is None
-                or _HALF_AFTER_RE.match(text, match.end()) is None):
-            continue
-        pieces.append(text[position:match.start()])
-        index.add(length, position, True)
-        length += match.start() - position
-        position = match.end()
-    if not pieces:
-        return None
-    pieces.append(text[position:])
-    index.add(length, position, True)
-    return "".join(pieces), index
+    return _read_spans(text, (
+        (match.start(), match.end(), "") for match in _CUT_WORD_RE.finditer(text)
+        if _HALF_BEFORE_RE.search(text, max(0, match.start() - 32), match.start()) is not None
+        and _HALF_AFTER_RE.match(text, match.end()) is not None))
 
 
 # (round 20) A quote written as an HTML entity inside an attribute or escaped text (an image's
 # alt text, a title, a data attribute: alt="Reader question: &quot;Is it a jailbreak ...?&quot;")
 # is read as the quote it stands for, in place, so a quoted example stays a quotation. Only
 # quotes: "&lt;script&gt;" is markup shown as text, harmless as written, and stays so.
-_QUOTE_ENTITY_RE = re.compile(r"&(?:quot|apos|#0*34|#0*39|#[xX]0*2[27]);")
+_QUOTE_ENTITY_RE = re.compile(r"&(quot|apos|#0*34|#0*39|#[xX]0*2[27]);")
 _QUOTE_ENTITIES = {"quot": '"', "apos": "'"}
 
 
@@ -472,19 +449,28 @@ def _read_quote_entities(text: str) -> tuple[str, _IndexMap] | None:
     ``text``'s; None if it has none."""
     if "&" not in text:
         return None
+    return _read_spans(text, (
+        (match.start(), match.end(), _QUOTE_ENTITIES.get(match[1]) or (
+            '"' if match[1].lower().endswith(("34", "22")) else "'"))
+        for match in _QUOTE_ENTITY_RE.finditer(text)))
+
+
+def _read_spans(text: str, spans: Iterable[tuple[int, int, str]]) -> tuple[str, _IndexMap] | None:
+    """``text`` with each of ``spans`` (start, end, reading; in order, apart) read as its
+    reading (nothing, or a character that maps to the span's start), and the map from its
+    indices back to ``text``'s; None if there is no span."""
     pieces: list[str] = []
     index = _IndexMap()
     length = position = 0
-    for match in _QUOTE_ENTITY_RE.finditer(text):
-        name = match[0][1:-1]
-        quote = _QUOTE_ENTITIES.get(name) or ('"' if name.lower().endswith(("34", "22")) else "'")
-        pieces.append(text[position:match.start()])
+    for start, end, reading in spans:
+        pieces.append(text[position:start])
         index.add(length, position, True)
-        length += match.start() - position
-        pieces.append(quote)
-        index.add(length, match.start(), False)
-        length += 1
-        position = match.end()
+        length += start - position
+        if reading:
+            pieces.append(reading)
+            index.add(length, start, False)
+            length += len(reading)
+        position = end
     if not pieces:
         return None
     pieces.append(text[position:])
@@ -520,9 +506,9 @@ class _Composed:
 
 def _normalise(text: str, fast: bool = True) -> tuple[_Text, list[tuple[int, int, str]]]:
     """Strip invisible characters, NFKC, map look-alikes in mixed words; flag what hides text;
-    escaped line breaks read as line breaks; escaped UTF-8 characters and a calendar's folds
-    and escapes read (above). ``fast``: take the shortcuts (chunks, prefilters) that must not
-    change the result."""
+    escaped line breaks and hard-wrapped prose read as lines are; what ``_read_in_place`` reads
+    (above). ``fast``: take the shortcuts (chunks, prefilters) that must not change the
+    result."""
     unfolded = _read_in_place(text)
     if unfolded is None:
         return _normalise_read(text, fast)
