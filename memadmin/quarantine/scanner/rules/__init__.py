@@ -72,6 +72,14 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             ("~reported-speech", "", f"{mentions.REPORTED} {mentions._REPORTED_WINDOW} "
                                      f"{mentions.ADDRESSED}"),
             ("~escaped-breaks", "", f"{normalise.ESCAPED_BREAK} {normalise.CONTINUED_LINE}"),
+            # read in place: escaped UTF-8, quote entities, cut words, hard-wrapped prose
+            ("~read-in-place", "", " ".join([
+                normalise._UTF8_ESCAPE_RE.pattern, normalise._HIGH_ESCAPE_RE.pattern,
+                normalise._ASCII_ESCAPE_RE.pattern, normalise._QUOTE_ENTITY_RE.pattern,
+                normalise._CUT_WORD_RE.pattern, normalise._HALF_BEFORE_RE.pattern,
+                normalise._HALF_AFTER_RE.pattern, normalise._WRAPPED_BREAK_RE.pattern,
+                normalise._NOT_WRAPPED_RE.pattern, repr(normalise.WRAPPED_LINE),
+                "prose: 3 spaces, 2 letters a space, 0.7 letters and spaces"])),
             # a calendar read as a calendar program shows it; its text values scored alone
             ("~calendar", "", " ".join([
                 normalise._CALENDAR_BEGIN_RE.pattern, normalise._CALENDAR_END_RE.pattern,
@@ -106,6 +114,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                    encodings._JOINT_RE.pattern, encodings._ESCAPED_QUOTE_RE.pattern,
                    encodings._RTF_SKIPPED_RE.pattern, encodings._RTF_TOKEN_RE.pattern,
                    repr(sorted(encodings._RTF_BREAKS.items())),
+                   encodings._RUN_RE.pattern, encodings._RUN_FORMAT_RE.pattern,
+                   encodings._NEXT_ELEMENT_RE.pattern, encodings._INNER_ARRAY_RE.pattern,
+                   "a block of one span read as its next kind when the first does not decode",
                    repr(sorted(encodings._CIPHERS)),
                    repr(encodings.SHIFT_RATIO), repr(encodings.PROSE_VOWELS),
                    # the words that give ROT13 and the other ciphers away, and Morse's letters
