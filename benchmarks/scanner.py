@@ -219,7 +219,8 @@ _BRAILLE_DIGITS = dict(zip("1234567890", "⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", stric
 
 def _braille(text: str) -> str:
     """English braille, grade 1: a capital sign before each capital, a number sign before a
-    run of digits; a character braille has no cell for here stays as it is."""
+    run of digits, a letter sign before a letter a-j right after one; a character braille
+    has no cell for here stays as it is."""
     out = []
     for i, c in enumerate(text):
         if c in _BRAILLE_DIGITS:
@@ -227,6 +228,8 @@ def _braille(text: str) -> str:
                        else "⠼" + _BRAILLE_DIGITS[c])
         elif c.lower() in _BRAILLE and c.isalpha() and c.isupper():
             out.append("⠠" + _BRAILLE[c.lower()])
+        elif c in "abcdefghij" and i and text[i - 1] in _BRAILLE_DIGITS:
+            out.append("⠰" + _BRAILLE[c])          # (the letter sign: a letter, not a digit)
         else:
             out.append(_BRAILLE.get(c, c))
     return "".join(out)

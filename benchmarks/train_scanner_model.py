@@ -59,6 +59,7 @@ from memadmin.quarantine.scanner.normalise import _normalise  # noqa: E402
 CORPUS = ROOT / "tests" / "data" / "injection"
 FOLDS = 5
 MAX_FP = 0.0025
+GATE_SHARE = 0.5      # the gate: the out-of-fold score half of tune's benign items pass
 DIGITS = 4
 FP_LEVELS = (0.005, 0.01, 0.02)
 ROUND_2 = 2001        # ids from here on were written for issue 19 (rounds 1 and 2)
@@ -552,9 +553,10 @@ def curve(scored: list[float], rows: list[dict[str, Any]]) -> dict[str, float]:
 def cross_validate(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
                    candidate: Candidate) -> dict[str, Any]:
     oof = out_of_fold(rows, texts, m, candidate)
-    threshold = threshold_for([s for s, row in zip(oof, rows, strict=True)
-                               if row["label"] == 0])
-    return {"threshold": threshold, **curve(oof, rows),
+    benign = [s for s, row in zip(oof, rows, strict=True) if row["label"] == 0]
+    threshold = threshold_for(benign)
+    return {"threshold": threshold, "gate": threshold_for(benign, GATE_SHARE),
+            **curve(oof, rows),
             "model": rates([s > threshold for s in oof], rows)}
 
 
@@ -641,6 +643,7 @@ def train() -> tuple[bytes, dict[str, Any]]:
         "cv": {"folds": FOLDS, "max_fp": MAX_FP, **cv},
         "bias": bias,
         "threshold": cv["threshold"],
+        "gate": cv["gate"],
         "weights": weights,
     }
     data = json.dumps(stored, ensure_ascii=False, sort_keys=True, indent=0).encode("utf-8")

@@ -25,6 +25,11 @@ counted, so no run counts it twice. Most texts pass without those exact sums: if
 passes the threshold with each positive pair counted wherever it occurs and each negative one
 nowhere (no less than its sum), none does. The explanation for a reviewer is the few matched words
 that push the score up most (a word's weight, its grams' and half of each adjacent pair's).
+
+The model also judges the words around a rule's match (``agrees``: the match and
+``CONTEXT_WORDS`` words each side, scored as a window, against ``gate``, the score half of the
+tune split's harmless texts pass out of fold): the scanner counts a form rule's match (a
+transcript's turn, a tool call's markup) only where they are less ordinary than that.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ WEIGHTS_PATH = Path(__file__).resolve().parent / "model_weights.json"
 WINDOW = 40               # a longer text is scored as every run of this many words
 MAX_EXPLAINED = 5          # words shown as spans
 CACHE_WORDS = 100_000      # word scores remembered; the cache is emptied when it is full
+CONTEXT_WORDS = 10         # a rule's match is judged with this many words each side (``agrees``)
+CONTEXT_CHARS = 400        # found within this many characters
 
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # the same words as ``words(lower, cjk=True)``: runs of word characters other than CJK, and
@@ -198,6 +205,8 @@ class Model:
     config: Config
     bias: int                   # x SCALE
     threshold: int              # x SCALE; a score above it flags
+    gate: int                   # x SCALE; a language rule's match counts only in a text with
+    #                             a score above it (``agrees``; the scanner's ``_orders``)
     words: dict[str, int]       # word -> weight x SCALE (``w:`` stripped)
     pairs: dict[tuple[str, str], int]   # adjacent words -> weight x SCALE (``b:``)
     chars: dict[str, int]       # character n-grams (without ``c:``) -> weight x SCALE
@@ -374,6 +383,31 @@ class Model:
         end = start if last == first else next(islice(placed, last - first - 1, None))
         return start.start(), end.end()
 
+    def agrees(self, lower: str, start: int, end: int) -> bool:
+        """Whether the words around ``lower[start:end]`` (a rule's match, ``context``) score
+        above ``gate`` as a window: the model need not call them an injection, only find them
+        less ordinary than the median harmless text (the gate is the score that half of the
+        tune split's harmless texts pass, out of fold). A match among words more ordinary
+        than that is read as talk about the subject (a transcript, a tool's trace, a
+        write-up), not as an order."""
+        found = self.context(lower, start, end)
+        if not found:
+            return self.bias > self.gate
+        return self._first_over(found, self.gate - self.bias) is not None
+
+    def context(self, lower: str, start: int, end: int) -> list[str]:
+        """The words of ``lower[start:end]`` and ``CONTEXT_WORDS`` words each side of it,
+        found within ``CONTEXT_CHARS`` characters (a word the edge cuts left out)."""
+        left, right = max(0, start - CONTEXT_CHARS), min(len(lower), end + CONTEXT_CHARS)
+        before = tokens(lower[left:start], self.config)
+        if before and left and lower[left - 1].isalnum() and lower[left].isalnum():
+            before = before[1:]
+        after = tokens(lower[end:right], self.config)
+        if after and right < len(lower) and lower[right - 1].isalnum() and lower[right].isalnum():
+            after = after[:-1]
+        return [*before[-CONTEXT_WORDS:], *tokens(lower[start:end], self.config),
+                *after[:CONTEXT_WORDS]]
+
     def explain(self, lower: str, start: int, end: int) -> list[tuple[int, int]]:
         """Spans (into ``lower``) of the matched words that push the score up most: a word's
         own weight and its grams', plus half the weight of each adjacent pair it is in."""
@@ -398,7 +432,7 @@ class Model:
 
 
 def build(config: Config, bias: float, threshold: float, weights: dict[str, float],
-          digest: str = "") -> Model:
+          digest: str = "", gate: float = 0.0) -> Model:
     """A model from weights as stored (floats with 4 decimals, keys with their prefixes)."""
     scaled = {f: round(float(w) * SCALE) for f, w in weights.items()}
     pairs = {}
@@ -408,6 +442,7 @@ def build(config: Config, bias: float, threshold: float, weights: dict[str, floa
             pairs[(left, right)] = w
     return Model(config=config, bias=round(float(bias) * SCALE),
                  threshold=round(float(threshold) * SCALE),
+                 gate=round(float(gate) * SCALE),
                  words={f[2:]: w for f, w in scaled.items() if f.startswith("w:")},
                  pairs=pairs,
                  chars={f[2:]: w for f, w in scaled.items() if f.startswith("c:")},
@@ -418,7 +453,7 @@ def load(path: Path = WEIGHTS_PATH) -> Model:
     data = path.read_bytes()
     stored = json.loads(data)
     return build(Config(**stored["config"]), stored["bias"], stored["threshold"],
-                 stored["weights"], hashlib.sha256(data).hexdigest())
+                 stored["weights"], hashlib.sha256(data).hexdigest(), stored["gate"])
 
 
 @functools.cache

@@ -40,7 +40,10 @@ linear-time. ``scan(text)`` runs, cheapest first:
    averaged) over word and character n-grams of the normalised text, fitted on the corpus's
    tune split only (``benchmarks/train_scanner_model.py``, weights in ``model_weights.json``,
    whose sha256 is part of the version), scored over runs of words; its spans are the matched
-   words that weigh most.
+   words that weigh most. It also has a say on the rules that match a form (``FORM_RULES``:
+   a transcript's turn, a tool call's markup, a chat token, an address with a placeholder):
+   their match counts only where the model finds the words around it less ordinary than the
+   median harmless text (``_agreed``).
 
 Every shortcut (index, gates, chunked folding, prefilters) has a plain reference path,
 ``_scan(text, gated=False)``; the tests check both give the same verdict over the corpus.
@@ -63,7 +66,7 @@ from memadmin.quarantine.scanner.markup_splits import Reread
 from memadmin.quarantine.scanner.mentions import quoted_mention
 from memadmin.quarantine.scanner.normalise import _normalise, _Text, calendar_values
 from memadmin.quarantine.scanner.rules import RULES, RULESET_VERSION, rule, ruleset_digest
-from memadmin.quarantine.scanner.rules.statistical import _MODEL
+from memadmin.quarantine.scanner.rules.statistical import _MODEL, FORM_RULES
 from memadmin.quarantine.scanner.smuggling import hidden_channels
 from memadmin.quarantine.scanner.spec import Rule, Verdict
 
@@ -86,7 +89,7 @@ def _scan(text: str, *, gated: bool) -> Verdict:
     spans = set(found)
     for start, end, _decoded in hidden_channels(text):
         spans.add((start, end, "PI-UNICODE-HIDDEN"))
-    for start, end, rule_id in _orders(normalised, gated, blocks):
+    for start, end, rule_id in _agreed(normalised, _orders(normalised, gated, blocks)):
         spans.add((*normalised.span(start, end), rule_id))
     budget = [MAX_BLOCKS * MAX_DEPTH]
     for start, end in _encoded_matches(normalised.norm, 0, gated, budget, blocks):
@@ -139,7 +142,7 @@ def _decodes_to_order(decoded: str, depth: int, fast: bool, budget: list[int]) -
         return True
     nested = (decoded_blocks(inner.norm, fast, ciphers=False) if depth + 1 < MAX_DEPTH
               else [])
-    return (next(_orders(inner, fast, nested), None) is not None
+    return (next(_agreed(inner, _orders(inner, fast, nested)), None) is not None
             or _MODEL.flagged_window(inner.lower) is not None
             or next(_encoded_matches(inner.norm, depth + 1, fast, budget, nested),
                     None) is not None
@@ -166,6 +169,16 @@ def _orders(text: _Text, gated: bool,
         if reread is None:
             reread = Reread(text.lower, partial(quoted_mention, fast=gated))
         if not reread.mentioned(start, end):
+            yield start, end, rule_id
+
+
+def _agreed(text: _Text, matches: Iterator[tuple[int, int, str]],
+            ) -> Iterator[tuple[int, int, str]]:
+    """The rule matches that count: a match of one of ``FORM_RULES`` (a transcript's turn, a
+    tool call's markup, ...) where PI-MODEL-1 finds the words around it less ordinary than
+    the median harmless text (``Model.agrees``), any other rule's always."""
+    for start, end, rule_id in matches:
+        if rule_id not in FORM_RULES or _MODEL.agrees(text.lower, start, end):
             yield start, end, rule_id
 
 

@@ -373,8 +373,10 @@ def _decode_calls(block: str) -> str | None:
 # the file's own line breaks are no text, and the header's tables (fonts, colours, styles,
 # "{\\*...}") are skipped. From "{\\rtf" to the text's end (one pass, no search back for the
 # last "}": a text of many "{\\rtf" without one would be searched to its end from each).
-_RTF_RE = re.compile(r"\{\\rtf[0-9]?(?![a-zA-Z])[\s\S]*")
-_RTF_HINT = re.compile(rb"\{\\rtf")
+# A document written inside a quoted string (a JSON value, a Redis line) has every backslash
+# doubled: "{\\\\rtf1\\\\ansi", read with one.
+_RTF_RE = re.compile(r"\{\\(?:\\)?rtf[0-9]?(?![a-zA-Z])[\s\S]*")
+_RTF_HINT = re.compile(rb"\{\\(?:\\)?rtf")
 _RTF_SKIPPED_RE = re.compile(r"\{\\(?:\*|fonttbl|colortbl|stylesheet|info|listtable|"
                              r"listoverridetable|rsidtbl|pict|themedata|latentstyles|datastore)"
                              r"(?![a-zA-Z])[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\}")
@@ -400,7 +402,10 @@ def _rtf_token(match: re.Match[str]) -> str:
 
 def _decode_rtf(block: str) -> str | None:
     """The text a rich-text document shows (above), if it is mostly printable."""
-    body = _RTF_SKIPPED_RE.sub("", block[: MAX_DECODED * 16])
+    block = block[: MAX_DECODED * 16]
+    if block.startswith("{\\\\"):
+        block = block.replace("\\\\", "\\")      # (inside a quoted string)
+    body = _RTF_SKIPPED_RE.sub("", block)
     text = _RTF_TOKEN_RE.sub(_rtf_token, body)
     # (an astral character is two code units, a surrogate pair; a lone half is none)
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").strip()

@@ -307,15 +307,17 @@ def _turned(norm: str, others: str) -> list[tuple[int, int, str]]:
 # ---------------------------------------------------------------------------------------------
 # Braille: the cells of Unicode's Braille Patterns block (U+2800-28FF) as the letters of
 # English braille, grade 1 (the same 26 cells in every Latin-script braille), with the capital
-# sign (twice: the whole word), the number sign (the letters a-j as digits, to the word's end)
-# and the common punctuation; a cell of no such meaning stays as it is, and so does any other
-# character. Read from the first line with a cell to the last: no ordinary text writes them
-# for anything else, and two are a word ("⠠⠁⠠⠊", "AI", inside a Japanese sentence).
+# sign (twice: the whole word), the number sign (the letters a-j as digits, to the word's end
+# or the letter sign) and the common punctuation; a cell of no such meaning stays as it is,
+# and so does any other character. Read from the first line with a cell to the last: no
+# ordinary text writes them for anything else, and two are a word ("⠠⠁⠠⠊", "AI", inside a
+# Japanese sentence).
 _BRAILLE_LETTERS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵", "abcdefghijklmnopqrstuvwxyz",
                             strict=True))
 _BRAILLE_DIGITS = dict(zip("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", "1234567890", strict=True))
 _BRAILLE_MARKS = dict(zip("⠂⠆⠒⠲⠖⠦⠄⠤⠌⠶⠰", ",;:.!?'-/(;", strict=True))
 _CAPITAL, _NUMBER = "⠠", "⠼"
+_LETTER_SIGN = "⠰"     # right after a digit: the next cell is a letter again ("6a": ⠼⠋⠰⠁)
 _BRAILLE_RE = re.compile("[\u2800-\u28ff]")
 
 
@@ -330,6 +332,8 @@ def _read_braille(text: str) -> str:
             number = False
         elif cell == _NUMBER:
             number = True
+        elif number and cell == _LETTER_SIGN:
+            number = False
         elif number and cell in _BRAILLE_DIGITS:
             out.append(_BRAILLE_DIGITS[cell])
         elif (letter := _BRAILLE_LETTERS.get(cell)) is not None:

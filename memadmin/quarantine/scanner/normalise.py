@@ -9,7 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from memadmin.quarantine.scanner.letterforms import _TURNED_RE
+from memadmin.quarantine.scanner.letterforms import _MARKS, _TURNED_RE
 from memadmin.quarantine.scanner.limits import MIN_ZW_SPLITS
 from memadmin.quarantine.text import non_ascii
 
@@ -201,10 +201,11 @@ class _Text:
 # ...\""): rules that look for a line's start see one. Each two-character escape becomes a
 # space and a line break, so every index still maps to itself. Not after another backslash (an
 # escaped backslash) nor before a lower-case letter (a Windows path: C:\\new, \\reports).
-ESCAPED_BREAK = r"(?<!\\)\\[nr](?![a-z])"
+# (a letter under a combining mark, "\\r\u0308tf1" in a text under stacked marks, starts a word)
+ESCAPED_BREAK = f"(?<!\\\\)\\\\[nr](?![a-z{_MARKS}])"
 # The same matches, written with the backslash first (a literal, which the regex engine skips
 # to; it tried the lookbehind at every place) and the lookbehind after it, over both characters
-_ESCAPED_BREAK_RE = re.compile(r"\\(?<!\\\\)[nr](?![a-z])")
+_ESCAPED_BREAK_RE = re.compile(f"\\\\(?<!\\\\\\\\)[nr](?![a-z{_MARKS}])")
 
 
 # (round 16) A line continued with a backslash (a shell command, a .properties value, a

@@ -136,6 +136,7 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 letterforms._VERTICAL_RE.pattern, repr(letterforms.VERTICAL_SHARE),
                 repr(sorted(letterforms._BRAILLE_LETTERS.items())),
                 repr(sorted(letterforms._BRAILLE_MARKS.items())),
+                "braille: the letter sign after a digit ends the number",
                 repr(sorted(letterforms._NATO.items())), letterforms._NATO_GAP_RE.pattern,
                 letterforms._NATO_BREAK_RE.pattern,
                 hashlib.sha256(words.WORDS_PATH.read_bytes()).hexdigest(),
