@@ -125,6 +125,27 @@ def order_score(text: str) -> int:
     return score + sum(_case(match[1]) for match in _AFTER_END_RE.finditer(text))
 
 
+_BRACKETS = str.maketrans("([{)]}", "((()))", "".join(
+    chr(c) for c in range(128) if chr(c) not in "([{)]}"))
+NESTING_LEAST = 4     # brackets a text shows before their order counts
+
+
+def nesting(text: str) -> int:
+    """+1 where the text's brackets (at least ``NESTING_LEAST``; ASCII ones) open before they
+    close, as code, JSON and lists write them read as written; -1 where one closes more than
+    were opened before it (a "}" first: such a text read with its words reversed); 0 else."""
+    brackets = text.translate(_BRACKETS)
+    brackets = "".join(c for c in brackets if c in "()")
+    if len(brackets) < NESTING_LEAST:
+        return 0
+    depth = 0
+    for bracket in brackets:
+        depth += 1 if bracket == "(" else -1
+        if depth < 0:
+            return -1
+    return 1
+
+
 def reads_words_reversed(sample: str) -> bool:
     """Whether a text (its first ``SAMPLE`` characters) reads with its words reversed: it
     starts with a sentence's end, or some sentence's end is followed by a small letter, at

@@ -35,6 +35,7 @@ import ahocorasick_rs
 from memadmin.quarantine.scanner import transfer
 from memadmin.quarantine.scanner.direction import (
     SAMPLE,
+    nesting,
     order_score,
     reads_backwards,
     reads_words_reversed,
@@ -820,8 +821,9 @@ def _read_back(text: str, name: str) -> list[str]:
     from its end, or word by word, each word from its end in its place (the jailbreak
     research's "flip" attacks do both); read from its end, the second has its words in reverse
     order. Of the two readings, the one that reads well (``order_score`` above 0) and better
-    than the other; both where neither does (a text in small letters, or in a script without
-    capitals)."""
+    than the other; where neither does (a text in small letters, or in a script without
+    capitals), the one whose brackets open before they close if only one's do
+    (``nesting``: code, JSON); else both."""
     table = _CIPHERS[name]
     if table is None:
         whole = text[::-1]
@@ -829,7 +831,13 @@ def _read_back(text: str, name: str) -> list[str]:
         whole_score, by_word_score = order_score(whole[:SAMPLE]), order_score(by_word[:SAMPLE])
         if whole_score > max(by_word_score, 0):
             return [whole]
-        return [by_word] if by_word_score > max(whole_score, 0) else [whole, by_word]
+        if by_word_score > max(whole_score, 0):
+            return [by_word]
+        # (no sign from the words, as in code or JSON: from the brackets, if they tell)
+        whole_nesting, by_word_nesting = nesting(whole[:SAMPLE]), nesting(by_word[:SAMPLE])
+        if whole_nesting != by_word_nesting:
+            return [whole] if whole_nesting > by_word_nesting else [by_word]
+        return [whole, by_word]
     return [text.translate(str.maketrans(_LETTERS.translate(table).decode(),
                                          _LETTERS.decode()))]
 

@@ -169,7 +169,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 repr((direction.PAIRS, direction.FIRST, direction.BACKWARDS_RATIO,
                       direction.MIN_REVERSED, direction.MIN_LETTERS, direction.SAMPLE)),
                 "word-order", direction._END_RE.pattern, direction._WORD_RE.pattern,
-                direction._AFTER_END_RE.pattern, direction._FIRST_END_RE.pattern])))
+                direction._AFTER_END_RE.pattern, direction._FIRST_END_RE.pattern,
+                "brackets in order", repr(direction.NESTING_LEAST)])))
 
 RULESET_VERSION: str = ruleset_digest(
     [(s.id, s.category, _pattern_source(s)) for s in _SPECS] + list(_FILTERS))
