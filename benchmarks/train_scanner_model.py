@@ -12,7 +12,12 @@ leave-one-round-out check (fitted on ids < 2001, scored on the issue-19 rounds' 
 ``--compare`` prints both for every candidate (tests/data/injection/README.md has the table).
 Out-of-fold scores are computed by the runtime scorer, windows included. The decision
 threshold comes from the same k-fold cross-validation: the lowest threshold at which the
-out-of-fold false-positive rate on tune benign items (hard ones included) stays <= ``MAX_FP``.
+out-of-fold false-positive rate on tune benign items (hard ones included) stays <= ``MAX_FP``,
+found apart for texts of one window (``short_threshold``) and of several (``threshold``; the
+highest of many windows' scores runs higher, so one cut for both let long harmless documents
+through far more often than short ones: round 20's fresh probe, README). The gate for form
+rules (``GATE_SHARE``) is the out-of-fold score half of the benign items pass (README,
+"Form rules").
 Since round 5 the folds keep a hand-written text and its wrapped forms together (``groups``):
 split across folds, a text was scored by a model trained on its own sibling, so the
 threshold came out far too low (0.75% out-of-fold FP was 3-5% on each round written later).
@@ -550,14 +555,34 @@ def curve(scored: list[float], rows: list[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
+def one_window(texts: list[str], config: pim.Config) -> list[bool]:
+    """Whether each text is one window (``pim.WINDOW`` words at most), scored whole."""
+    return [len(pim.tokens(text, config)) <= pim.WINDOW for text in texts]
+
+
+def cuts(scores: list[float], rows: list[dict[str, Any]], one: list[bool],
+         ) -> tuple[float, float]:
+    """``(threshold, short_threshold)``: the threshold rule (``threshold_for``) applied to the
+    benign texts of several windows and to those of one window apart (``Model.cut``)."""
+    benign = [(s, short) for s, row, short in zip(scores, rows, one, strict=True)
+              if row["label"] == 0]
+    return (threshold_for([s for s, short in benign if not short]),
+            threshold_for([s for s, short in benign if short]))
+
+
+def hits(scores: list[float], one: list[bool], cut: tuple[float, float]) -> list[bool]:
+    return [s > (cut[1] if short else cut[0]) for s, short in zip(scores, one, strict=True)]
+
+
 def cross_validate(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
                    candidate: Candidate) -> dict[str, Any]:
     oof = out_of_fold(rows, texts, m, candidate)
+    one = one_window(texts, candidate.config)
+    threshold, short_threshold = cuts(oof, rows, one)
     benign = [s for s, row in zip(oof, rows, strict=True) if row["label"] == 0]
-    threshold = threshold_for(benign)
-    return {"threshold": threshold, "gate": threshold_for(benign, GATE_SHARE),
-            **curve(oof, rows),
-            "model": rates([s > threshold for s in oof], rows)}
+    return {"threshold": threshold, "short_threshold": short_threshold,
+            "gate": threshold_for(benign, GATE_SHARE), **curve(oof, rows),
+            "model": rates(hits(oof, one, (threshold, short_threshold)), rows)}
 
 
 # Rounds of the corpus by id (README): each is scored by a model fitted on the rounds
@@ -590,13 +615,12 @@ def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
         bias, weights = fit_rows(old_rows, old_texts, m, candidate)
         score = scorer(candidate, bias, weights)
         scored = [score(texts[i]) for i in new]
-        threshold = threshold_for([s for s, row in zip(
-            out_of_fold(old_rows, old_texts, m, candidate), old_rows, strict=True)
-            if row["label"] == 0])
+        cut = cuts(out_of_fold(old_rows, old_texts, m, candidate), old_rows,
+                   one_window(old_texts, candidate.config))
         new_rows = [rows[i] for i in new]
-        out[name] = {**curve(scored, new_rows),
-                     "at_old_threshold": rates([s > threshold for s in scored], new_rows)}
-        pooled_hits += [s > threshold for s in scored]
+        new_hits = hits(scored, one_window([texts[i] for i in new], candidate.config), cut)
+        out[name] = {**curve(scored, new_rows), "at_old_threshold": rates(new_hits, new_rows)}
+        pooled_hits += new_hits
         pooled_rows += new_rows
         # each round's scores less its own cut at each FP level, so one curve over all rounds
         # ranks every round's items against that round's benign ones
@@ -643,6 +667,7 @@ def train() -> tuple[bytes, dict[str, Any]]:
         "cv": {"folds": FOLDS, "max_fp": MAX_FP, **cv},
         "bias": bias,
         "threshold": cv["threshold"],
+        "short_threshold": cv["short_threshold"],
         "gate": cv["gate"],
         "weights": weights,
     }
@@ -680,10 +705,10 @@ def main() -> None:
     data, cv = train()
     if args.rules:
         rows = tune_rows()
-        threshold = cv["threshold"]
         texts = lowered(rows)
         oof = out_of_fold(rows, texts, design(texts, CHOSEN), CHOSEN)
-        cv = {**cv, **with_rules(rows, [s > threshold for s in oof])}
+        cv = {**cv, **with_rules(rows, hits(oof, one_window(texts, CHOSEN.config),
+                                            (cv["threshold"], cv["short_threshold"])))}
     print(json.dumps(cv, indent=1))
     from support import write_or_check  # (here: the tests load this module on its own)
 

@@ -17,14 +17,17 @@ log-odds of class-balanced L2 logistic regression and of naive Bayes over the sa
 averaged (a single linear model), fitted on the corpus's ``tune`` split only
 (``benchmarks/train_scanner_model.py``) and pruned, in ``model_weights.json``.
 
-A text of more than ``WINDOW`` words is scored as every run of ``WINDOW`` consecutive words
-(at every word, so a payload buried in a long benign document meets as little benign text
-as possible; prefix sums make each run one subtraction); it is flagged if any run scores
-above the threshold. There a word (or pair) counts again only ``WINDOW`` words after it last
-counted, so no run counts it twice. Most texts pass without those exact sums: if no run
-passes the threshold with each positive pair counted wherever it occurs and each negative one
-nowhere (no less than its sum), none does. The explanation for a reviewer is the few matched words
-that push the score up most (a word's weight, its grams' and half of each adjacent pair's).
+A text of at most ``WINDOW`` words is one window, scored whole and flagged above
+``short_threshold``. A text of more than ``WINDOW`` words is scored as every run of ``WINDOW``
+consecutive words (at every word, so a payload buried in a long benign document meets as little
+benign text as possible; prefix sums make each run one subtraction); it is flagged if any run
+scores above ``threshold``, which is higher: the highest of many runs' scores is higher than
+one window's, for a harmless text too. There a word (or pair) counts again only ``WINDOW``
+words after it last counted, so no run counts it twice. Most texts pass without those exact
+sums: if no run passes the threshold with each positive pair counted wherever it occurs and
+each negative one nowhere (no less than its sum), none does. The explanation for a reviewer is
+the few matched words that push the score up most (a word's weight, its grams' and half of each
+adjacent pair's).
 
 The model also judges the words around a rule's match (``agrees``: the match and
 ``CONTEXT_WORDS`` words each side, scored as a window, against ``gate``, the score half of the
@@ -204,7 +207,9 @@ SCALE = 10_000             # weights are stored with 4 decimals: summed as exact
 class Model:
     config: Config
     bias: int                   # x SCALE
-    threshold: int              # x SCALE; a score above it flags
+    threshold: int              # x SCALE; a score above it flags (a text of several windows)
+    short_threshold: int        # x SCALE; the same for a text of one window (``WINDOW`` words
+    #                             at most): its one score is no highest of many
     gate: int                   # x SCALE; a language rule's match counts only in a text with
     #                             a score above it (``agrees``; the scanner's ``_orders``)
     words: dict[str, int]       # word -> weight x SCALE (``w:`` stripped)
@@ -367,13 +372,20 @@ class Model:
         found = tokens(lower, self.config)
         return self.bias + max(self._runs(found)) if found else self.bias
 
+    def cut(self, found: list[str]) -> int:
+        """The threshold x SCALE for a text of words ``found``: ``short_threshold`` for one
+        window, ``threshold`` for several (the highest of many windows' scores runs higher
+        than one window's, a harmless text's too, so a long text needs a higher cut to flag
+        no more often; each is chosen at the same out-of-fold FP rate on tune)."""
+        return self.short_threshold if len(found) <= WINDOW else self.threshold
+
     def flagged_window(self, lower: str) -> tuple[int, int] | None:
         """The first window (the whole text, or a run of ``WINDOW`` words) that scores above
         the threshold, if any, as (start, end) character offsets into ``lower``."""
         found = tokens(lower, self.config)
         if not found:
             return None
-        first = self._first_over(found, self.threshold - self.bias)
+        first = self._first_over(found, self.cut(found) - self.bias)
         if first is None:
             return None
         # the window's first and last words, found without placing every word of the text
@@ -432,7 +444,7 @@ class Model:
 
 
 def build(config: Config, bias: float, threshold: float, weights: dict[str, float],
-          digest: str = "", gate: float = 0.0) -> Model:
+          digest: str = "", gate: float = 0.0, short_threshold: float | None = None) -> Model:
     """A model from weights as stored (floats with 4 decimals, keys with their prefixes)."""
     scaled = {f: round(float(w) * SCALE) for f, w in weights.items()}
     pairs = {}
@@ -442,6 +454,8 @@ def build(config: Config, bias: float, threshold: float, weights: dict[str, floa
             pairs[(left, right)] = w
     return Model(config=config, bias=round(float(bias) * SCALE),
                  threshold=round(float(threshold) * SCALE),
+                 short_threshold=round(float(threshold if short_threshold is None
+                                             else short_threshold) * SCALE),
                  gate=round(float(gate) * SCALE),
                  words={f[2:]: w for f, w in scaled.items() if f.startswith("w:")},
                  pairs=pairs,
@@ -453,7 +467,8 @@ def load(path: Path = WEIGHTS_PATH) -> Model:
     data = path.read_bytes()
     stored = json.loads(data)
     return build(Config(**stored["config"]), stored["bias"], stored["threshold"],
-                 stored["weights"], hashlib.sha256(data).hexdigest(), stored["gate"])
+                 stored["weights"], hashlib.sha256(data).hexdigest(), stored["gate"],
+                 stored["short_threshold"])
 
 
 @functools.cache

@@ -101,8 +101,9 @@ def _form_words(block: str) -> bool:
 
 _ENTITY = r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,15});[^&\n]{0,24}"
 _ENTITY_RE = re.compile(rf"{_ENTITY}(?:{_ENTITY}){{{MIN_ENTITIES - 1},}}")
-# \u00e9, \u{e9} (JavaScript), \U000000e9 (Python)
-_U_ESC = r"\\(?:u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8}))"
+# \u00e9, \u{e9} (JavaScript), \U000000e9 (Python); its backslash doubled where the escaped
+# text was written into another string (JSON in JSON, a Redis value, an iCalendar text)
+_U_ESC = r"\\\\?(?:u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8}))"
 _U_ESC_RE = re.compile(rf"{_U_ESC}[^\\\n]{{0,8}}(?:{_U_ESC}[^\\\n]{{0,8}}){{{MIN_ENTITIES - 1},}}")
 _U_ONE_RE = re.compile(_U_ESC)
 # Common words of English prompts: ROT13 text has few of them and many once decoded.
@@ -997,6 +998,25 @@ def _noise_lines(norm: str, ascii_bytes: bytes) -> list[tuple[int, int, str]]:
 _JOINT_RE = re.compile(r"""['"](?:\s{0,16}(?:\+|\|\||&)\s{0,16}| \. )['"]""")
 
 
+# (round 20) A string written into another string (a JSON document as a Redis value or inside
+# another JSON string): its escapes are escaped again ('\\"source\\": [', 'text\\\\n'), so
+# its line breaks are no breaks and its quotes no quotes where the scan reads the text. Read one
+# level down (each escape of a backslash, a quote, a slash or a break undone once), the text is
+# the inner string as its own reader sees it. Only a text with ``MIN_STRING_ESCAPES`` escaped
+# quotes or backslashes at least; the text as written is judged too.
+_STRING_ESCAPE_RE = re.compile(r'\\([\\"/ntr])')
+_STRING_ESCAPES = {"\\": "\\", '"': '"', "/": "/", "n": "\n", "t": "\t", "r": "\r"}
+MIN_STRING_ESCAPES = 4
+
+
+def _string_in_string(norm: str) -> list[tuple[int, int, str]]:
+    """The whole text read one level of string escapes down (above), if it has such."""
+    if norm.count('\\"') + norm.count("\\\\") < MIN_STRING_ESCAPES:
+        return []
+    return [(0, len(norm), _STRING_ESCAPE_RE.sub(lambda escape: _STRING_ESCAPES[escape[1]],
+                                                 norm[: MAX_DECODED * 2]))]
+
+
 # a quote escaped inside a literal, as the languages write it ("\\"", "\\'", SQL's "''")
 _ESCAPED_QUOTE_RE = re.compile(r"""\\(["'])|''""")
 
@@ -1150,4 +1170,5 @@ def _decoded_blocks(norm: str, hinted: bool, ciphers: bool) -> list[tuple[int, i
                      for start, end, text in _noise_lines(norm, ascii_bytes))
     found.extend((start, end, text, False) for start, end, text in _joined_literals(norm))
     found.extend((start, end, text, False) for start, end, text in _rich_text_runs(norm))
+    found.extend((start, end, text, False) for start, end, text in _string_in_string(norm))
     return found

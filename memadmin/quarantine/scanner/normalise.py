@@ -414,6 +414,36 @@ def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
     return _read_spans(text, spans)
 
 
+# (round 20) A character written as a "\\uXXXX" escape inside otherwise plain text: a Java
+# .properties file, a JSON or JavaScript string ("u\\u017cytkownika" is "użytkownika"), its
+# backslash doubled where that text was written into another string (a Redis value, an
+# iCalendar text). An escape of a character past ASCII is read as the character, in place (a
+# surrogate pair as one); a text with an escaped ASCII character is written wholly in escapes
+# and left to the decoder, and so is a lone surrogate's, and a rich-text document (its own
+# escapes, "\\u1074?", are decimal: its reader's).
+_U_ESCAPE_RE = re.compile(r"\\(?:\\)?u(d[89ab][0-9a-f]{2})\\(?:\\)?u(d[c-f][0-9a-f]{2})"
+                          r"|\\(?:\\)?u([0-9a-f]{4})", re.IGNORECASE)
+_RTF_MARK = re.compile(r"\{\\(?:\\)?rtf")   # (a rich-text document's "\\uN?" is decimal)
+
+
+def _read_u_escapes(text: str) -> tuple[str, _IndexMap] | None:
+    """``text`` with its escaped characters read (above), and the map from its indices back
+    to ``text``'s; None if it has none."""
+    if ("\\u" not in text and "\\U" not in text) or _RTF_MARK.search(text) is not None:
+        return None
+    spans = []
+    for match in _U_ESCAPE_RE.finditer(text):
+        high, low, code = match.groups()
+        if code is None:
+            character = chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+        elif int(code, 16) < 0x80 or 0xD800 <= int(code, 16) < 0xE000:
+            return None
+        else:
+            character = chr(int(code, 16))
+        spans.append((match.start(), match.end(), character))
+    return _read_spans(text, spans)
+
+
 # (round 19) A word cut at a line's end with a hyphen, as a PDF's or a typeset page's text
 # comes out when copied ("instruc-" / "tions"): read whole ("instructions"), the hyphen and the
 # line break read as nothing. Only between letters, the next line's a small one: a line that
@@ -480,11 +510,12 @@ def _read_spans(text: str, spans: Iterable[tuple[int, int, str]]) -> tuple[str, 
 
 
 def _read_in_place(text: str) -> tuple[str, _IndexMap | _Composed] | None:
-    """``text`` with what is read in place read (escaped UTF-8 characters, quote entities, a
-    calendar's folds and escapes, words cut at a line's end), and the map from its indices back
-    to ``text``'s; None if nothing is."""
+    """``text`` with what is read in place read (escaped UTF-8 characters, "\\u" escapes, quote
+    entities, a calendar's folds and escapes, words cut at a line's end), and the map from its
+    indices back to ``text``'s; None if nothing is."""
     read: tuple[str, _IndexMap | _Composed] | None = None
-    for reading in (_read_utf8_escapes, _read_quote_entities, _unfold_calendar, _join_cut_words):
+    for reading in (_read_utf8_escapes, _read_u_escapes, _read_quote_entities,
+                    _unfold_calendar, _join_cut_words):
         step = reading(text if read is None else read[0])
         if step is not None:
             read = step if read is None else (step[0], _Composed(read[1], step[1]))

@@ -75,7 +75,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             # read in place: escaped UTF-8, quote entities, cut words, hard-wrapped prose
             ("~read-in-place", "", " ".join([
                 normalise._UTF8_ESCAPE_RE.pattern, normalise._HIGH_ESCAPE_RE.pattern,
-                normalise._ASCII_ESCAPE_RE.pattern, normalise._QUOTE_ENTITY_RE.pattern,
+                normalise._ASCII_ESCAPE_RE.pattern, normalise._U_ESCAPE_RE.pattern,
+                "u-escapes: past ASCII only, surrogate pairs whole", normalise._RTF_MARK.pattern,
+                normalise._QUOTE_ENTITY_RE.pattern,
                 normalise._CUT_WORD_RE.pattern, normalise._HALF_BEFORE_RE.pattern,
                 normalise._HALF_AFTER_RE.pattern, normalise._WRAPPED_BREAK_RE.pattern,
                 normalise._NOT_WRAPPED_RE.pattern, repr(normalise.WRAPPED_LINE),
@@ -100,7 +102,8 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
             # match inside an encoded block is left to the block: issue 19, 2026-12-05)
             ("~decoders-2", "", " ".join(
                 [pattern.pattern for pattern, _kind, _hint in encodings._KINDS]
-                + [encodings._WRAP_GAP_RE.pattern, encodings._WRAP_TAIL_RE.pattern,
+                + [encodings._STRING_ESCAPE_RE.pattern, repr(encodings.MIN_STRING_ESCAPES),
+                   encodings._WRAP_GAP_RE.pattern, encodings._WRAP_TAIL_RE.pattern,
                    encodings._ESCAPED_GAP_RE.pattern,
                    repr(sorted(encodings._WRAP_WIDTHS)), encodings._FORM_WORD_RE.pattern,
                    repr(encodings._FORM_WORDS), repr(encodings.MIN_ROT13_LETTERS),
