@@ -615,10 +615,10 @@ def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
         bias, weights = fit_rows(old_rows, old_texts, m, candidate)
         score = scorer(candidate, bias, weights)
         scored = [score(texts[i]) for i in new]
-        cut = cuts(out_of_fold(old_rows, old_texts, m, candidate), old_rows,
-                   one_window(old_texts, candidate.config))
+        old_cuts = cuts(out_of_fold(old_rows, old_texts, m, candidate), old_rows,
+                        one_window(old_texts, candidate.config))
         new_rows = [rows[i] for i in new]
-        new_hits = hits(scored, one_window([texts[i] for i in new], candidate.config), cut)
+        new_hits = hits(scored, one_window([texts[i] for i in new], candidate.config), old_cuts)
         out[name] = {**curve(scored, new_rows), "at_old_threshold": rates(new_hits, new_rows)}
         pooled_hits += new_hits
         pooled_rows += new_rows
