@@ -210,8 +210,8 @@ class Model:
     threshold: int              # x SCALE; a score above it flags (a text of several windows)
     short_threshold: int        # x SCALE; the same for a text of one window (``WINDOW`` words
     #                             at most): its one score is no highest of many
-    gate: int                   # x SCALE; a language rule's match counts only in a text with
-    #                             a score above it (``agrees``; the scanner's ``_orders``)
+    gate: int                   # x SCALE; a form rule's match counts only where the words
+    #                             around it score above it (``agrees``; the scanner's ``_agreed``)
     words: dict[str, int]       # word -> weight x SCALE (``w:`` stripped)
     pairs: dict[tuple[str, str], int]   # adjacent words -> weight x SCALE (``b:``)
     chars: dict[str, int]       # character n-grams (without ``c:``) -> weight x SCALE
