@@ -416,13 +416,13 @@ def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
 
 # (round 20) A character written as a "\\uXXXX" escape inside otherwise plain text: a Java
 # .properties file, a JSON or JavaScript string ("u\\u017cytkownika" is "użytkownika"), its
-# backslash doubled where that text was written into another string (a Redis value, an
-# iCalendar text). An escape of a character past ASCII is read as the character, in place (a
-# surrogate pair as one); a text with an escaped ASCII character is written wholly in escapes
-# and left to the decoder, and so is a lone surrogate's, and a rich-text document (its own
-# escapes, "\\u1074?", are decimal: its reader's).
-_U_ESCAPE_RE = re.compile(r"\\(?:\\)?u(d[89ab][0-9a-f]{2})\\(?:\\)?u(d[c-f][0-9a-f]{2})"
-                          r"|\\(?:\\)?u([0-9a-f]{4})", re.IGNORECASE)
+# backslash doubled each time that text was written into another string (a Redis value, an
+# iCalendar text, JSON in JSON: up to eight). An escape of a character past ASCII is read as
+# the character, in place (a surrogate pair as one); a text with an escaped ASCII character is
+# written wholly in escapes and left to the decoder, and so is a lone surrogate's, and a
+# rich-text document (its own escapes, "\\u1074?", are decimal: its reader's).
+_U_ESCAPE_RE = re.compile(r"\\{1,8}u(d[89ab][0-9a-f]{2})\\{1,8}u(d[c-f][0-9a-f]{2})"
+                          r"|\\{1,8}u([0-9a-f]{4})", re.IGNORECASE)
 _RTF_MARK = re.compile(r"\{\\(?:\\)?rtf")   # (a rich-text document's "\\uN?" is decimal)
 
 
