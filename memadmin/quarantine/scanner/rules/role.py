@@ -194,7 +194,8 @@ _ROLE_HEADER = (
     _p((r"\[system\]", r"\(system\)", r"\[system\s+message\]", r"\[developer\]", r"\[admin\]",
         r"\{system\}", r"<<system>>", "system override", r"<system_prompt>", r"<\|system\|>",
         r"\[sistema\]", r"\[système\]", r"\[система\]"),
-       r"[^\n]{0,160}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
+       # (the header on a line of its own, its message on the next: "[system]" / "New ...")
+       r"(?:[ \t]*\r?\n)?[^\n]{0,160}?" + _B + _falt(*_HEADER_CUES) + _E, word=False),
     # "=== SYSTEM UPDATE ===" as a banner, with an order or a grant on the next line
     # (bounded runs of "=": a line of a million "=" is tried at every anchor)
     _p(("==",), r"={0,8}[ \t]{0,3}(?:system|admin(?:istrator)?|developer)[ \t]+(?:update|message|"
