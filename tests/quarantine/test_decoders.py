@@ -861,7 +861,7 @@ class TestUtf8Escapes:
 
 
 class TestUEscapesInPlace:
-    """A character written as a "\\uXXXX" escape in otherwise plain text (a Java .properties
+    """A character written as a "\\u" escape and four hex digits in plain text (a Java .properties
     file, a JSON string; the corpus's .properties wrapper), its backslash doubled inside another
     string, read in place (``normalise._read_u_escapes``); spans point into the text as
     written."""

@@ -125,8 +125,7 @@ def order_score(text: str) -> int:
     return score + sum(_case(match[1]) for match in _AFTER_END_RE.finditer(text))
 
 
-_BRACKETS = str.maketrans("([{)]}", "((()))", "".join(
-    chr(c) for c in range(128) if chr(c) not in "([{)]}"))
+_BRACKET_RE = re.compile(r"[(\[{)\]}]")
 NESTING_LEAST = 4     # brackets a text shows before their order counts
 
 
@@ -134,13 +133,12 @@ def nesting(text: str) -> int:
     """+1 where the text's brackets (at least ``NESTING_LEAST``; ASCII ones) open before they
     close, as code, JSON and lists write them read as written; -1 where one closes more than
     were opened before it (a "}" first: such a text read with its words reversed); 0 else."""
-    brackets = text.translate(_BRACKETS)
-    brackets = "".join(c for c in brackets if c in "()")
+    brackets = _BRACKET_RE.findall(text)
     if len(brackets) < NESTING_LEAST:
         return 0
     depth = 0
     for bracket in brackets:
-        depth += 1 if bracket == "(" else -1
+        depth += 1 if bracket in "([{" else -1
         if depth < 0:
             return -1
     return 1

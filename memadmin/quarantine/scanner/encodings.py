@@ -51,6 +51,7 @@ from memadmin.quarantine.scanner.limits import (
     MIN_HEX,
 )
 from memadmin.quarantine.scanner.markup_splits import split_text
+from memadmin.quarantine.scanner.normalise import RTF_START
 from memadmin.quarantine.scanner.spec import _trie
 from memadmin.quarantine.scanner.transfer import printable_text
 from memadmin.quarantine.text import WORD_RE, line_at, non_ascii
@@ -377,8 +378,8 @@ def _decode_calls(block: str) -> str | None:
 # last "}": a text of many "{\\rtf" without one would be searched to its end from each).
 # A document written inside a quoted string (a JSON value, a Redis line) has every backslash
 # doubled: "{\\\\rtf1\\\\ansi", read with one.
-_RTF_RE = re.compile(r"\{\\(?:\\)?rtf[0-9]?(?![a-zA-Z])[\s\S]*")
-_RTF_HINT = re.compile(rb"\{\\(?:\\)?rtf")
+_RTF_RE = re.compile(RTF_START + r"[0-9]?(?![a-zA-Z])[\s\S]*")
+_RTF_HINT = re.compile(RTF_START.encode())
 _RTF_SKIPPED_RE = re.compile(r"\{\\(?:\*|fonttbl|colortbl|stylesheet|info|listtable|"
                              r"listoverridetable|rsidtbl|pict|themedata|latentstyles|datastore)"
                              r"(?![a-zA-Z])[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*\}")

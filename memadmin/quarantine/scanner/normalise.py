@@ -414,7 +414,7 @@ def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
     return _read_spans(text, spans)
 
 
-# (round 20) A character written as a "\\uXXXX" escape inside otherwise plain text: a Java
+# (round 20) A character written as a "\\u" escape and four hex digits inside plain text: a Java
 # .properties file, a JSON or JavaScript string ("u\\u017cytkownika" is "użytkownika"), its
 # backslash doubled each time that text was written into another string (a Redis value, an
 # iCalendar text, JSON in JSON: up to eight). An escape of a character past ASCII is read as
@@ -423,7 +423,10 @@ def _read_utf8_escapes(text: str) -> tuple[str, _IndexMap] | None:
 # rich-text document (its own escapes, "\\u1074?", are decimal: its reader's).
 _U_ESCAPE_RE = re.compile(r"\\{1,8}u(d[89ab][0-9a-f]{2})\\{1,8}u(d[c-f][0-9a-f]{2})"
                           r"|\\{1,8}u([0-9a-f]{4})", re.IGNORECASE)
-_RTF_MARK = re.compile(r"\{\\(?:\\)?rtf")   # (a rich-text document's "\\uN?" is decimal)
+# where a rich-text document starts (its backslash doubled inside a quoted string); the
+# decoder reads the document (``encodings``), whose "\\uN?" escapes are decimal
+RTF_START = r"\{\\(?:\\)?rtf"
+_RTF_MARK = re.compile(RTF_START)
 
 
 def _read_u_escapes(text: str) -> tuple[str, _IndexMap] | None:
