@@ -73,7 +73,9 @@ SPECS: tuple[_Spec, ...] = (
                  r"--no-preserve-root)"),
               # (round 4) the whole disk opened to everyone, the user's keys deleted
               _p(("chmod",), r"\s+-r\s+0?777\s+/(?:\s|$|&|;|`|'|\")"),
-              _p(("rm",), r"\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+~/\.(?:ssh|gnupg|aws|kube|config)\b"),
+              # (round 21) a tool's own folder under ~/.config is an uninstall step
+              _p(("rm",), r"\s+-(?:rf|fr|r\s+-f|f\s+-r)\s+~/\.(?:(?:ssh|gnupg|aws|kube)\b|"
+                 r"config(?:/\*)?(?![\w./-]))"),
               # an order to run a command that wipes files or tables ("execute `rm -rf
               # ~/projects/*`", "run DROP TABLE customers")
               _p(("run", "execute", "exec"), r"\s+[`'\"]?(?:rm\s+-(?:rf|fr)\s+(?:~|/|\*|\$home)|"

@@ -35,8 +35,11 @@ SPECS: tuple[_Spec, ...] = (
           (
               _p(("<script",), r"\b[^>]{0,200}>[^<]{0,300}?" + _JS_DANGER, word=False,
                  requires=_DANGER_WORDS),
-              _p(("\">", "'>"), r"\s*<\s*(?:script|img|svg|iframe|body|input|details|video|"
-                 r"object|embed)\b", word=False),
+              # an attribute broken out of into a tag that runs script (round 21: a tag that
+              # merely follows a closed attribute is markup, <html xmlns:o="..."><body>)
+              _p(("\">", "'>"), r"\s*<\s*(?:script\b|(?:img|svg|iframe|body|input|details|video|"
+                 r"object|embed)\b[^>]{0,300}?(?:[\s/\"']on[a-z]{3,24}\s*=|srcdoc\s*=|"
+                 r"data:text/html|" + _JS_SCHEME + "))", word=False),
               # (round 16) an attribute after "/" too, as HTML reads it: <svg/onload=...>
               _p(("<",), r"[a-z][a-z0-9]{0,15}\b[^>]{0,300}?[\s/]on[a-z]{3,24}\s*=\s*[\"']?"
                  r"[^>]{0,300}?" + _JS_DANGER, word=False, requires=_DANGER_WORDS),
