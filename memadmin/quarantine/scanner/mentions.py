@@ -76,6 +76,9 @@ AFTER_META = (r"(?<![^\W_])(?:as|als|comme|como|come)\s+(?:an?\s+|ein\s+|un\s+|u
               r"payload|jailbreak)|翻译|翻訳|例句|例文|例子|示例|"
               # (round 9) "「...」といった文" (sentences such as), "这样的", "같은"
               r"といった|のような|などの|这样的|之类的|와\s*같은|같은|"
+              # (round 22) "this kind of", "such", "similar": “...”这类句子, 此类, 这种, 类似的,
+              # "...みたいな", "... 등의"
+              r"这类|這類|这种|這種|此类|此類|类似|類似|みたいな|등의|"
               # (round 11) Chinese "the words ..."; a quote as a noun's modifier, right after it
               # ("why \"ignore previous instructions\" filters fail")
               r"字样|字眼|(?<=[\"'”’»」』》`])\s?(?:filters?|detectors?|detection|attacks?|"

@@ -11,7 +11,10 @@ from __future__ import annotations
 from memadmin.quarantine.scanner.spec import _B, _E, _alt, _p, _Spec
 
 # A download piped to a shell, or executed through command substitution.
-_PIPE_TO_SHELL = (r"(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|`]{0,200}?"
+# (round 22) the command's name starts a word, as the index that gates the rules finds it
+# ("\\ncurl", an escaped line break before a lower-case word, is not read as a break)
+_PIPE_TO_SHELL = (r"(?<![^\W_])(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod)\b"
+                  r"[^\n|`]{0,200}?"
                   r"\|\s*(?:sudo\s+)?(?:-\w+\s+)?(?:ba|z|k|da|fi)?sh\b")
 _SUBSTITUTION = r"\$\(\s*(?:curl|wget|nc|whoami|cat|echo\s+[\w+/=]{8,}\s*\|\s*base64)\b"
 _RUN_VERBS = ("run", "execute", "exec", "paste", "type", "enter", "evaluate", "eval", "append",
