@@ -28,10 +28,12 @@ from pathlib import Path
 
 DIRECTION_PATH = Path(__file__).with_name("direction.json")
 PAIRS = 160            # telling pairs kept for the ASCII view
-OTHER_PAIRS = 480      # and for the other characters' view, which a dozen scripts share
+OTHER_PAIRS = 640      # and for the other characters' view, which a dozen scripts share
                        # (at 160, corpus round 13's new languages left Chinese 7 pairs; at
                        # 320, round 18's left Russian 76 and a Russian order with each word
-                       # backwards read forwards, 16 reversed pairs against 15)
+                       # backwards read forwards, 16 reversed pairs against 15; at 480, rounds
+                       # 21-23's left a Chinese order backwards 3 pairs, a Russian one with
+                       # each word backwards 19 against 16)
 FIRST = 16             # the pairs counted first
 BACKWARDS_RATIO = 1.2
 MIN_REVERSED = 4
