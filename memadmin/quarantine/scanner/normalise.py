@@ -7,7 +7,8 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 
 from memadmin.quarantine.scanner.letterforms import _MARKS, _TURNED_RE
 from memadmin.quarantine.scanner.limits import MIN_ZW_SPLITS
@@ -276,12 +277,73 @@ def _wrapped_breaks(norm: str) -> str:
     return norm if joined is None else "".join(joined)
 
 
+# (round 21) Subtitles (SubRip, WebVTT: a meeting's transcript as a video tool exports it) break
+# what is said into captions of a few dozen columns, two lines a cue, each cue numbered and
+# timed. From the first timing line to the end of the last cue, the captions' line breaks and
+# the cue numbers and timings between them are read as spaces (one character for one: indices
+# agree), so the rules read the running text; where a caption ends a sentence (or the text
+# before the first cue ends a line), the next caption starts a line of its own. Two timing
+# lines at least: one "-->" line is no subtitle file.
+# (a timing line ends with WebVTT's cue settings at most, "align:start position:10%": not
+# with an RTF control word or an escaped line break and the caption after it)
+_CUE_TIMING_RE = re.compile(r"^[ \t]*(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+"
+                            r"(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}(?:[ \t]+[\w-]+:[\w%.,-]+)*"
+                            r"[ \t]*\r?$", re.MULTILINE)
+_CUE_NUMBER_RE = re.compile(r"(?:^|\n)[ \t]*\d{1,6}[ \t]*\r?\n[ \t]*\Z")
+_CUES_END_RE = re.compile(r"\r?\n[ \t]*\r?\n(?![ \t]*\r?\n|[ \t]*\d)")
+_CAPTION_GAP_RE = re.compile(r"[ \t]+")
+_LINE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\n")
+
+
+def _captions(norm: str) -> str:
+    timings = list(_CUE_TIMING_RE.finditer(norm)) if "-->" in norm else []
+    if len(timings) < 2:
+        return norm
+    chars = list(norm)
+    for timing in timings:
+        start = _cue_start(norm, timing)
+        chars[start:timing.end()] = " " * (timing.end() - start)
+    first = _cue_start(norm, timings[0])
+    last = _CUES_END_RE.search(norm, timings[-1].end())
+    end = last.start() if last is not None else len(norm)
+    for i in range(first, end):
+        if chars[i] in "\r\n":
+            chars[i] = " "
+    joined = "".join(chars)
+    for gap in _CAPTION_GAP_RE.finditer(joined, first, end):
+        if (gap.start() > 0 and joined[gap.start() - 1] in _LINE_ENDS
+                and any(ch in "\r\n" for ch in norm[gap.start():gap.end()])):
+            chars[gap.end() - 1] = "\n"
+    return "".join(chars)
+
+
+def _cue_start(norm: str, timing: re.Match[str]) -> int:
+    """Where a cue starts: its number's line (and the break before it), if it has one."""
+    number = _CUE_NUMBER_RE.search(norm, max(0, timing.start() - 12), timing.start())
+    return number.start() if number is not None else timing.start()
+
+
+# ... and subtitles written into a string (a JSON value, a Redis line), their line breaks
+# escaped: there every escaped break is one, before a small letter too (a caption goes on
+# "\\nweryfikacja ..."), where two escaped timing lines show it
+_ESCAPED_TIMING_RE = re.compile(r"\\n(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+"
+                                r"(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}\\n")
+_ANY_ESCAPED_BREAK_RE = re.compile(r"\\(?<!\\\\)[nr]")
+
+
 def _escaped_breaks(norm: str) -> str:
     if "\n" in norm:
         norm = _wrapped_breaks(norm)
-    if "\\" not in norm:
-        return norm
-    return _CONTINUED_LINE_RE.sub(_spaces, _ESCAPED_BREAK_RE.sub(" \n", norm))
+    if "\\" in norm:
+        breaks = (_ANY_ESCAPED_BREAK_RE if "-->" in norm
+                  and _nth(_ESCAPED_TIMING_RE.finditer(norm), 2) else _ESCAPED_BREAK_RE)
+        norm = _CONTINUED_LINE_RE.sub(_spaces, breaks.sub(" \n", norm))
+    return _captions(norm) if "\n" in norm else norm
+
+
+def _nth(matches: Iterator[re.Match[str]], n: int) -> bool:
+    """Whether ``matches`` has ``n`` at least."""
+    return next(islice(matches, n - 1, None), None) is not None
 
 
 # (issue 19, ninth session) iCalendar and vCard text (RFC 5545 3.1 and 3.3.11, RFC 6350 3.2

@@ -81,6 +81,9 @@ _FILTERS = (("~quoted-mention", "", f"{mentions.META} {mentions._CLOSE} {mention
                 normalise._CUT_WORD_RE.pattern, normalise._HALF_BEFORE_RE.pattern,
                 normalise._HALF_AFTER_RE.pattern, normalise._WRAPPED_BREAK_RE.pattern,
                 normalise._NOT_WRAPPED_RE.pattern, repr(normalise.WRAPPED_LINE),
+                normalise._CUE_TIMING_RE.pattern, normalise._CUE_NUMBER_RE.pattern,
+                normalise._CUES_END_RE.pattern, repr(sorted(normalise._LINE_ENDS)),
+                normalise._ESCAPED_TIMING_RE.pattern, normalise._ANY_ESCAPED_BREAK_RE.pattern,
                 "prose: 3 spaces, 2 letters a space, 0.7 letters and spaces"])),
             # a calendar read as a calendar program shows it; its text values scored alone
             ("~calendar", "", " ".join([
