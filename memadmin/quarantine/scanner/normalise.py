@@ -291,7 +291,7 @@ _CUE_TIMING_RE = re.compile(r"^[ \t]*(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[
                             r"[ \t]*\r?$", re.MULTILINE)
 _CUE_NUMBER_RE = re.compile(r"(?:^|\n)[ \t]*\d{1,6}[ \t]*\r?\n[ \t]*\Z")
 _CUES_END_RE = re.compile(r"\r?\n[ \t]*\r?\n(?![ \t]*\r?\n|[ \t]*\d)")
-_CAPTION_GAP_RE = re.compile(r"[ \t]+")
+_CAPTION_BREAK_RE = re.compile(r"[ \t]*\r?\n[ \t\r\n]*")
 _LINE_ENDS = frozenset(".!?:;\u2026\u3002\uff01\uff1f\n")
 
 
@@ -299,22 +299,25 @@ def _captions(norm: str) -> str:
     timings = list(_CUE_TIMING_RE.finditer(norm)) if "-->" in norm else []
     if len(timings) < 2:
         return norm
-    chars = list(norm)
-    for timing in timings:
+    pieces, at = [], 0
+    for timing in timings:                 # the cue numbers and timings: spaces
         start = _cue_start(norm, timing)
-        chars[start:timing.end()] = " " * (timing.end() - start)
+        pieces += [norm[at:start], " " * (timing.end() - start)]
+        at = timing.end()
+    blanked = "".join([*pieces, norm[at:]])
     first = _cue_start(norm, timings[0])
     last = _CUES_END_RE.search(norm, timings[-1].end())
     end = last.start() if last is not None else len(norm)
-    for i in range(first, end):
-        if chars[i] in "\r\n":
-            chars[i] = " "
-    joined = "".join(chars)
-    for gap in _CAPTION_GAP_RE.finditer(joined, first, end):
-        if (gap.start() > 0 and joined[gap.start() - 1] in _LINE_ENDS
-                and any(ch in "\r\n" for ch in norm[gap.start():gap.end()])):
-            chars[gap.end() - 1] = "\n"
-    return "".join(chars)
+    pieces, at = [blanked[:first]], first
+    # each run of white space with a line break in it (a line's end, a cue's gap): its breaks
+    # spaces, its last character a line break where a sentence (or a line before the first
+    # cue) ended before it
+    for gap in _CAPTION_BREAK_RE.finditer(blanked, first, end):
+        ends_line = gap.start() > 0 and blanked[gap.start() - 1] in _LINE_ENDS
+        flat = gap.group().replace("\r", " ").replace("\n", " ")
+        pieces += [blanked[at:gap.start()], flat[:-1] + "\n" if ends_line else flat]
+        at = gap.end()
+    return "".join([*pieces, blanked[at:]])
 
 
 def _cue_start(norm: str, timing: re.Match[str]) -> int:
