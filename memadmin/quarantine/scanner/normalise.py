@@ -286,9 +286,10 @@ def _wrapped_breaks(norm: str) -> str:
 # lines at least: one "-->" line is no subtitle file.
 # (a timing line ends with WebVTT's cue settings at most, "align:start position:10%": not
 # with an RTF control word or an escaped line break and the caption after it)
-_CUE_TIMING_RE = re.compile(r"^[ \t]*(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+"
-                            r"(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}(?:[ \t]+[\w-]+:[\w%.,-]+)*"
-                            r"[ \t]*\r?$", re.MULTILINE)
+_TIMING = (r"(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+"
+           r"(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}")
+_CUE_TIMING_RE = re.compile(r"^[ \t]*" + _TIMING + r"(?:[ \t]+[\w-]+:[\w%.,-]+)*[ \t]*\r?$",
+                            re.MULTILINE)
 _CUE_NUMBER_RE = re.compile(r"(?:^|\n)[ \t]*\d{1,6}[ \t]*\r?\n[ \t]*\Z")
 _CUES_END_RE = re.compile(r"\r?\n[ \t]*\r?\n(?![ \t]*\r?\n|[ \t]*\d)")
 _CAPTION_BREAK_RE = re.compile(r"[ \t]*\r?\n[ \t\r\n]*")
@@ -329,8 +330,7 @@ def _cue_start(norm: str, timing: re.Match[str]) -> int:
 # ... and subtitles written into a string (a JSON value, a Redis line), their line breaks
 # escaped: there every escaped break is one, before a small letter too (a caption goes on
 # "\\nweryfikacja ..."), where two escaped timing lines show it
-_ESCAPED_TIMING_RE = re.compile(r"\\n(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}[ \t]+-->[ \t]+"
-                                r"(?:\d{1,2}:)?\d{2}:\d{2}[,.]\d{3}\\n")
+_ESCAPED_TIMING_RE = re.compile(r"\\n" + _TIMING + r"\\n")
 _ANY_ESCAPED_BREAK_RE = re.compile(r"\\(?<!\\\\)[nr]")
 
 
