@@ -201,6 +201,29 @@ def subset(m: Matrix, rows: list[int]) -> Matrix:
 
 # --- fitting ------------------------------------------------------------------------------
 
+# numpy picks its exp, log and dot kernels by the CPU (AVX-512 ones differ from AVX2 ones in
+# the last bits), and L-BFGS carries a last-bit difference into a rounded weight: on an
+# AVX-512 machine "w:vertraulich" came out 0.0562 where an AVX2 one wrote 0.0563. So the
+# training takes exp and log from Python's math and sums products itself (numpy's pairwise
+# sum and elementwise products do not depend on the CPU): the same file on every machine.
+
+def _dot(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.sum(a * b))
+
+
+def _exp(a: np.ndarray) -> np.ndarray:
+    return np.array([math.exp(min(x, 700.0)) for x in a.tolist()])
+
+
+def _softplus(a: np.ndarray) -> np.ndarray:
+    """log(1 + e^a), without overflow."""
+    return np.array([max(x, 0.0) + math.log1p(math.exp(-abs(x))) for x in a.tolist()])
+
+
+def _log(a: np.ndarray) -> np.ndarray:
+    return np.array([math.log(x) for x in a.tolist()])
+
+
 def fit_logistic(m: Matrix, labels: list[int], l2: float, benign_share: float = 0.5,
                  item_weight: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Class-balanced L2 logistic regression by L-BFGS (deterministic: fixed order, fixed
@@ -215,8 +238,8 @@ def fit_logistic(m: Matrix, labels: list[int], l2: float, benign_share: float = 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
         w, b = theta[:n], theta[n]
         margin = y * (m.times(w) + b)
-        value = float(np.sum(cost * np.logaddexp(0.0, -margin))) + 0.5 * l2 * float(w @ w)
-        g = -y * cost / (1.0 + np.exp(margin))
+        value = float(np.sum(cost * _softplus(-margin))) + 0.5 * l2 * _dot(w, w)
+        g = -y * cost / (1.0 + _exp(margin))
         grad = np.empty(n + 1)
         grad[:n] = m.transposed_times(g) + l2 * w
         grad[n] = float(np.sum(g))
@@ -237,20 +260,20 @@ def lbfgs(loss: Any, theta: np.ndarray, memory: int = 10, iterations: int = 300,
         q = grad.copy()
         alphas = []
         for s, yv, rho in reversed(steps):
-            alpha = rho * float(s @ q)
+            alpha = rho * _dot(s, q)
             alphas.append(alpha)
             q -= alpha * yv
         if steps:
             s, yv, _ = steps[-1]
-            q *= float(s @ yv) / float(yv @ yv)
+            q *= _dot(s, yv) / _dot(yv, yv)
         for (s, yv, rho), alpha in zip(steps, reversed(alphas), strict=True):
-            beta = rho * float(yv @ q)
+            beta = rho * _dot(yv, q)
             q += (alpha - beta) * s
         direction = -q
-        slope = float(grad @ direction)
+        slope = _dot(grad, direction)
         if slope >= 0:                      # not a descent direction: restart
             steps.clear()
-            direction, slope = -grad, -float(grad @ grad)
+            direction, slope = -grad, -_dot(grad, grad)
         step = 1.0
         while True:
             new_theta = theta + step * direction
@@ -259,8 +282,8 @@ def lbfgs(loss: Any, theta: np.ndarray, memory: int = 10, iterations: int = 300,
                 break
             step *= 0.5
         s, yv = new_theta - theta, new_grad - grad
-        if float(s @ yv) > 1e-12:
-            steps.append((s, yv, 1.0 / float(s @ yv)))
+        if _dot(s, yv) > 1e-12:
+            steps.append((s, yv, 1.0 / _dot(s, yv)))
             del steps[:-memory]
         theta, value, grad = new_theta, new_value, new_grad
     return theta
@@ -277,7 +300,7 @@ def fit_naive_bayes(m: Matrix, labels: list[int],
     counts = [np.bincount(m.col, weights=present * (y[m.row] == c), minlength=len(m.names))
               for c in (0, 1)]
     totals = [float(c.sum()) + 0.5 * len(m.names) for c in counts]
-    weights = np.log((counts[1] + 0.5) / totals[1]) - np.log((counts[0] + 0.5) / totals[0])
+    weights = _log((counts[1] + 0.5) / totals[1]) - _log((counts[0] + 0.5) / totals[0])
     positives = int(y.sum())
     return math.log(positives / (len(y) - positives)), weights
 

@@ -8,7 +8,9 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
 import textwrap
 import time
@@ -1376,6 +1378,37 @@ class TestModel:
         fresh = hashlib.sha256(training_script().train()[0]).hexdigest()
         assert fresh == hashlib.sha256(model.WEIGHTS_PATH.read_bytes()).hexdigest(), (
             "stale weights: run .venv/bin/python benchmarks/train_scanner_model.py")
+
+    def test_the_fit_is_the_same_whatever_numpy_s_cpu_kernels(self) -> None:
+        """numpy chooses exp, log and dot kernels by the CPU, and AVX-512 ones differ from the
+        AVX2 ones in the last bits: the committed weights (written on an AVX2 machine) once
+        differed in one rounded weight from a training on an AVX-512 one. A fit on every 17th
+        tune item, here and in a process with every CPU-dispatched kernel switched off, gives the
+        same bits (on a machine with no dispatched kernels both runs are the same run)."""
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+        program = textwrap.dedent("""
+            import hashlib, sys
+            sys.path.insert(0, "benchmarks")
+            import train_scanner_model as t
+            rows = t.tune_rows()[::17]
+            texts = t.scored_form(t.lowered(rows))
+            m = t.matrix(texts, t.CHOSEN.config)
+            labels = [row["label"] for row in rows]
+            bias, w = t.fit_logistic(m, labels, t.CHOSEN.l2)
+            nb_bias, nb_w = t.fit_naive_bayes(m, labels)
+            digest = hashlib.sha256(w.tobytes() + nb_w.tobytes())
+            print(repr(bias), repr(nb_bias), digest.hexdigest())
+            """)
+        root = Path(__file__).resolve().parents[2]
+        dispatched = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+        outputs = []
+        for disabled in ([], dispatched):
+            env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": ",".join(disabled)}
+            done = subprocess.run([sys.executable, "-c", program], cwd=root, env=env,
+                                  capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, done.stderr[-2000:]
+            outputs.append(done.stdout)
+        assert outputs[0] == outputs[1]
 
     def test_training_reads_the_tune_split_only(self) -> None:
         train = training_script()
