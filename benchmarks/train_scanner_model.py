@@ -51,7 +51,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -578,34 +578,72 @@ def curve(scored: list[float], rows: list[dict[str, Any]]) -> dict[str, float]:
     return out
 
 
-def one_window(texts: list[str], config: pim.Config) -> list[bool]:
-    """Whether each text is one window (``pim.WINDOW`` words at most), scored whole."""
-    return [len(pim.tokens(text, config)) <= pim.WINDOW for text in texts]
+def window_counts(texts: list[str], config: pim.Config) -> list[int]:
+    """How many windows each text is scored as (``pim.windows``: one for ``pim.WINDOW`` words
+    or fewer)."""
+    return [pim.windows(len(pim.tokens(text, config))) for text in texts]
 
 
-def cuts(scores: list[float], rows: list[dict[str, Any]], one: list[bool],
-         ) -> tuple[float, float]:
-    """``(threshold, short_threshold)``: the threshold rule (``threshold_for``) applied to the
-    benign texts of several windows and to those of one window apart (``Model.cut``)."""
-    benign = [(s, short) for s, row, short in zip(scores, rows, one, strict=True)
-              if row["label"] == 0]
-    return (threshold_for([s for s, short in benign if not short]),
-            threshold_for([s for s, short in benign if short]))
+class Cut(NamedTuple):
+    threshold: float            # the highest cut (``pim.cut_for``)
+    short_threshold: float      # one window's
+    slope: float                # the rise per ln(windows)
+
+    def of(self, n_windows: int) -> int:
+        """The cut x SCALE of a text of ``n_windows`` windows, as the scanner computes it."""
+        return pim.cut_for(n_windows, round(self.short_threshold * pim.SCALE),
+                           round(self.slope * pim.SCALE), round(self.threshold * pim.SCALE))
 
 
-def hits(scores: list[float], one: list[bool], cut: tuple[float, float]) -> list[bool]:
-    return [s > (cut[1] if short else cut[0]) for s, short in zip(scores, one, strict=True)]
+def cuts(scores: list[float], rows: list[dict[str, Any]], counts: list[int]) -> Cut:
+    """The cut (``pim.cut_for``): the threshold rule (``threshold_for``) on the benign texts of
+    one window gives ``short_threshold``; for the texts of several, of every (highest cut,
+    slope) that flags at most ``MAX_FP`` of their benign ones (each highest cut from the one
+    the threshold rule gives all of them, up by 0.1, with the least slope that keeps to it),
+    the one that flags most of their malicious ones (the lowest highest cut of equals)."""
+    short = threshold_for([s for s, row, n in zip(scores, rows, counts, strict=True)
+                           if row["label"] == 0 and n == 1])
+    longer = [(round(s * pim.SCALE), n, row["label"])
+              for s, row, n in zip(scores, rows, counts, strict=True) if n > 1]
+    benign = [(s, n) for s, n, label in longer if label == 0]
+    malicious = [(s, n) for s, n, label in longer if label == 1]
+    allowed = math.floor(MAX_FP * len(benign))
+    lowest = round(threshold_for([s / pim.SCALE for s, _ in benign]) * pim.SCALE)
+    best: tuple[int, float, Cut] | None = None
+    for cap in range(lowest, max(s for s, _ in benign) + 1000, 1000):
+        over = sum(s > cap for s, _ in benign)
+        if over > allowed:
+            continue
+        # below the highest cut, a benign text stays clean while the slope is at least
+        # (score - short) / ln(windows): the slope lets the (allowed - over) most demanding pass
+        needs = sorted(((s - short * pim.SCALE) / math.log(n) for s, n in benign if s <= cap),
+                       reverse=True)
+        slope = math.ceil(max(needs[allowed - over], 0.0)) if len(needs) > allowed - over else 0
+        cut = Cut(cap / pim.SCALE, short, slope / pim.SCALE)
+        while sum(s > cut.of(n) for s, n in benign) > allowed:     # rounding in ``cut_for``
+            slope += 1
+            cut = Cut(cap / pim.SCALE, short, slope / pim.SCALE)
+        caught = sum(s > cut.of(n) for s, n in malicious)
+        if best is None or caught > best[0]:
+            best = (caught, cap, cut)
+    assert best is not None
+    return best[2]
+
+
+def hits(scores: list[float], counts: list[int], cut: Cut) -> list[bool]:
+    return [round(s * pim.SCALE) > cut.of(n) for s, n in zip(scores, counts, strict=True)]
 
 
 def cross_validate(rows: list[dict[str, Any]], texts: list[str], m: Matrix,
                    candidate: Candidate) -> dict[str, Any]:
     oof = out_of_fold(rows, texts, m, candidate)
-    one = one_window(texts, candidate.config)
-    threshold, short_threshold = cuts(oof, rows, one)
+    counts = window_counts(texts, candidate.config)
+    cut = cuts(oof, rows, counts)
     benign = [s for s, row in zip(oof, rows, strict=True) if row["label"] == 0]
-    return {"threshold": threshold, "short_threshold": short_threshold,
+    return {"threshold": cut.threshold, "short_threshold": cut.short_threshold,
+            "slope": cut.slope,
             "gate": threshold_for(benign, GATE_SHARE), **curve(oof, rows),
-            "model": rates(hits(oof, one, (threshold, short_threshold)), rows)}
+            "model": rates(hits(oof, counts, cut), rows)}
 
 
 # Rounds of the corpus by id (README): each is scored by a model fitted on the rounds
@@ -641,9 +679,10 @@ def leave_round_out(rows: list[dict[str, Any]], texts: list[str],
         score = scorer(candidate, bias, weights)
         scored = [score(texts[i]) for i in new]
         old_cuts = cuts(out_of_fold(old_rows, old_texts, m, candidate), old_rows,
-                        one_window(old_texts, candidate.config))
+                        window_counts(old_texts, candidate.config))
         new_rows = [rows[i] for i in new]
-        new_hits = hits(scored, one_window([texts[i] for i in new], candidate.config), old_cuts)
+        new_hits = hits(scored, window_counts([texts[i] for i in new], candidate.config),
+                        old_cuts)
         out[name] = {**curve(scored, new_rows), "at_old_threshold": rates(new_hits, new_rows)}
         pooled_hits += new_hits
         pooled_rows += new_rows
@@ -693,6 +732,7 @@ def train() -> tuple[bytes, dict[str, Any]]:
         "bias": bias,
         "threshold": cv["threshold"],
         "short_threshold": cv["short_threshold"],
+        "slope": cv["slope"],
         "gate": cv["gate"],
         "weights": weights,
     }
@@ -732,8 +772,8 @@ def main() -> None:
         rows = tune_rows()
         texts = lowered(rows)
         oof = out_of_fold(rows, texts, design(texts, CHOSEN), CHOSEN)
-        cv = {**cv, **with_rules(rows, hits(oof, one_window(texts, CHOSEN.config),
-                                            (cv["threshold"], cv["short_threshold"])))}
+        cut = Cut(cv["threshold"], cv["short_threshold"], cv["slope"])
+        cv = {**cv, **with_rules(rows, hits(oof, window_counts(texts, CHOSEN.config), cut))}
     print(json.dumps(cv, indent=1))
     from support import write_or_check  # (here: the tests load this module on its own)
 

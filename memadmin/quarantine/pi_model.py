@@ -21,8 +21,10 @@ A text of at most ``WINDOW`` words is one window, scored whole and flagged above
 ``short_threshold``. A text of more than ``WINDOW`` words is scored as every run of ``WINDOW``
 consecutive words (at every word, so a payload buried in a long benign document meets as little
 benign text as possible; prefix sums make each run one subtraction); it is flagged if any run
-scores above ``threshold``, which is higher: the highest of many runs' scores is higher than
-one window's, for a harmless text too. There a word (or pair) counts again only ``WINDOW``
+scores above its cut, which is higher: the highest of many runs' scores is higher than one
+window's, for a harmless text too, and the more runs the higher. The cut of a text of ``n``
+runs is ``short_threshold + slope * ln(n)``, at most ``threshold`` (``cut_for``): a short
+attack with a few dozen words around it is not held to a long document's cut. There a word (or pair) counts again only ``WINDOW``
 words after it last counted, so no run counts it twice. Most texts pass without those exact
 sums: if no run passes the threshold with each positive pair counted wherever it occurs and
 each negative one nowhere (no less than its sum), none does. The explanation for a reviewer is
@@ -38,6 +40,7 @@ transcript's turn, a tool call's markup) only where they are less ordinary than 
 from __future__ import annotations
 
 import functools
+import math
 import hashlib
 import json
 import re
@@ -207,9 +210,10 @@ SCALE = 10_000             # weights are stored with 4 decimals: summed as exact
 class Model:
     config: Config
     bias: int                   # x SCALE
-    threshold: int              # x SCALE; a score above it flags (a text of several windows)
-    short_threshold: int        # x SCALE; the same for a text of one window (``WINDOW`` words
+    threshold: int              # x SCALE; the highest cut (a text of many windows)
+    short_threshold: int        # x SCALE; the cut of a text of one window (``WINDOW`` words
     #                             at most): its one score is no highest of many
+    slope: int                  # x SCALE; the cut's rise per ln(windows) (``cut_for``)
     gate: int                   # x SCALE; a form rule's match counts only where the words
     #                             around it score above it (``agrees``; the scanner's ``_agreed``)
     words: dict[str, int]       # word -> weight x SCALE (``w:`` stripped)
@@ -373,11 +377,8 @@ class Model:
         return self.bias + max(self._runs(found)) if found else self.bias
 
     def cut(self, found: list[str]) -> int:
-        """The threshold x SCALE for a text of words ``found``: ``short_threshold`` for one
-        window, ``threshold`` for several (the highest of many windows' scores runs higher
-        than one window's, a harmless text's too, so a long text needs a higher cut to flag
-        no more often; each is chosen at the same out-of-fold FP rate on tune)."""
-        return self.short_threshold if len(found) <= WINDOW else self.threshold
+        """The threshold x SCALE for a text of words ``found`` (``cut_for``)."""
+        return cut_for(windows(len(found)), self.short_threshold, self.slope, self.threshold)
 
     def flagged_window(self, lower: str) -> tuple[int, int] | None:
         """The first window (the whole text, or a run of ``WINDOW`` words) that scores above
@@ -443,8 +444,30 @@ class Model:
         return sorted((start + a, start + b) for _, (a, b) in ranked[:MAX_EXPLAINED])
 
 
+def windows(n_words: int) -> int:
+    """How many windows a text of ``n_words`` words is scored as (one, at least)."""
+    return max(1, n_words - WINDOW + 1)
+
+
+def cut_for(n_windows: int, short_threshold: int, slope: int, threshold: int) -> int:
+    """The cut x SCALE of a text of ``n_windows`` windows: ``short_threshold`` for one, then
+    ``slope * ln(n_windows)`` higher, at most ``threshold``. The highest of a harmless text's
+    windows' scores rises with their number (about with its logarithm: neighbouring windows
+    share most of their words), so a cut that rises with it flags long and short harmless
+    texts alike rarely, and an attack with a few dozen words around it (a note's header, a
+    mail's greeting) meets a cut near the short one, not a long document's; the three are
+    chosen together on tune (``benchmarks/train_scanner_model.py``). ``slope`` 0: every text
+    of several windows is cut at ``threshold``."""
+    if n_windows <= 1:
+        return short_threshold
+    if slope == 0:
+        return threshold
+    return min(threshold, short_threshold + round(slope * math.log(n_windows)))
+
+
 def build(config: Config, bias: float, threshold: float, weights: dict[str, float],
-          digest: str = "", gate: float = 0.0, short_threshold: float | None = None) -> Model:
+          digest: str = "", gate: float = 0.0, short_threshold: float | None = None,
+          slope: float = 0.0) -> Model:
     """A model from weights as stored (floats with 4 decimals, keys with their prefixes)."""
     scaled = {f: round(float(w) * SCALE) for f, w in weights.items()}
     pairs = {}
@@ -456,6 +479,7 @@ def build(config: Config, bias: float, threshold: float, weights: dict[str, floa
                  threshold=round(float(threshold) * SCALE),
                  short_threshold=round(float(threshold if short_threshold is None
                                              else short_threshold) * SCALE),
+                 slope=round(float(slope) * SCALE),
                  gate=round(float(gate) * SCALE),
                  words={f[2:]: w for f, w in scaled.items() if f.startswith("w:")},
                  pairs=pairs,
@@ -468,7 +492,7 @@ def load(path: Path = WEIGHTS_PATH) -> Model:
     stored = json.loads(data)
     return build(Config(**stored["config"]), stored["bias"], stored["threshold"],
                  stored["weights"], hashlib.sha256(data).hexdigest(), stored["gate"],
-                 stored["short_threshold"])
+                 stored["short_threshold"], stored.get("slope", 0.0))   # none: one cut for all
 
 
 @functools.cache

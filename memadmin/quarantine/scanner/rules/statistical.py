@@ -28,8 +28,9 @@ _MODEL_SPECS: tuple[_Spec, ...] = (
           f"features {_MODEL.config!r} of the normalised lower-cased text (words, adjacent "
           f"pairs, character grams within words, counted), weights x{_pim.SCALE} summed as "
           f"integers, bias {_MODEL.bias}, flagged above {_MODEL.short_threshold} for a text "
-          f"of at most {_pim.WINDOW} words, above {_MODEL.threshold} for any run of "
-          f"{_pim.WINDOW} words of a longer one; a match of {sorted(FORM_RULES)} counts "
+          f"of at most {_pim.WINDOW} words; a longer one where a run of {_pim.WINDOW} words "
+          f"scores above {_MODEL.short_threshold} + {_MODEL.slope} x ln(runs), at most "
+          f"{_MODEL.threshold}; a match of {sorted(FORM_RULES)} counts "
           f"only where it and {_pim.CONTEXT_WORDS} words each side (within "
           f"{_pim.CONTEXT_CHARS} characters) score above {_MODEL.gate}; weights sha256 "
           f"{_MODEL.digest}"),
