@@ -24,12 +24,12 @@ benign text as possible; prefix sums make each run one subtraction); it is flagg
 scores above its cut, which is higher: the highest of many runs' scores is higher than one
 window's, for a harmless text too, and the more runs the higher. The cut of a text of ``n``
 runs is ``short_threshold + slope * ln(n)``, at most ``threshold`` (``cut_for``): a short
-attack with a few dozen words around it is not held to a long document's cut. There a word (or pair) counts again only ``WINDOW``
-words after it last counted, so no run counts it twice. Most texts pass without those exact
-sums: if no run passes the threshold with each positive pair counted wherever it occurs and
-each negative one nowhere (no less than its sum), none does. The explanation for a reviewer is
-the few matched words that push the score up most (a word's weight, its grams' and half of each
-adjacent pair's).
+attack with a few dozen words around it is not held to a long document's cut. There a word
+(or pair) counts again only ``WINDOW`` words after it last counted, so no run counts it twice.
+Most texts pass without those exact sums: if no run passes the cut with each positive pair
+counted wherever it occurs and each negative one nowhere (no less than its sum), none does.
+The explanation for a reviewer is the few matched words that push the score up most (a word's
+weight, its grams' and half of each adjacent pair's).
 
 The model also judges the words around a rule's match (``agrees``: the match and
 ``CONTEXT_WORDS`` words each side, scored as a window, against ``gate``, the score half of the
@@ -40,9 +40,9 @@ transcript's turn, a tool call's markup) only where they are less ordinary than 
 from __future__ import annotations
 
 import functools
-import math
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field

@@ -245,8 +245,10 @@ def _prose(norm: str, start: int, end: int) -> bool:
     at least, twice as many letters as spaces), not as wrapped data (base64, hex and uuencode
     lines wrap too) nor as letters spaced out (a line break there is a word's end)."""
     spaces = norm.count(" ", start, end)
-    letters = sum(c.isalpha() for c in norm[start:end])
-    return spaces >= 3 and letters >= 2 * spaces and letters + spaces >= 0.7 * (end - start)
+    if spaces < 3:
+        return False
+    letters = sum(map(str.isalpha, norm[start:end]))
+    return letters >= 2 * spaces and letters + spaces >= 0.7 * (end - start)
 
 
 _LETTER_RE = re.compile(r"[^\W\d_]")
