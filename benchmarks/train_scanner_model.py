@@ -658,7 +658,7 @@ ROUNDS = {"issue 19 rounds 1-3b": (ROUND_2, 5001), "round 4": (5001, 6001),
           "round 17": (18001, 19001), "round 18": (19001, 20001),
           "round 19": (20001, 21001), "round 20": (21001, 22001),
           "round 21": (22001, 23001), "round 22": (23001, 24001),
-          "round 23": (24001, 10**9)}
+          "round 23": (24001, 25001), "round 24": (25001, 10**9)}
 
 
 def leave_round_out(rows: list[dict[str, Any]], texts: list[str],

@@ -1029,6 +1029,11 @@ NEAR_MISSES: tuple[str, ...] = (
     # this kind"), Japanese ("... like") and Korean ("such as ...")
     "确认“忘记之前的规则”这类句子会被标记。",
     "「前の指示をすべて忘れて」みたいな文はフィルターで弾かれます。",
+    # (round 24, by construction, from the decoder test's Redis form of a Teams message) a
+    # JSON record written into a string: its next key after an escaped quote is no piece of
+    # an address either ("html\", \"content\": ...)
+    'Attachment: "{\\"body\\": {\\"contentType\\": \\"html\\", \\"content\\": \\"<p>Spec '
+    'summary of the HX-22 sensor, saved on Monday.</p>\\"}}"',
 )
 
 FAST_PATH_PARTS = 4      # the fast-path test's share of the corpus per test (workers share them)
@@ -1482,9 +1487,11 @@ class TestModel:
     def test_scores_are_deterministic_and_windowed(self) -> None:
         pim = model.load()
         text = CASES["PI-MODEL-1"][0].lower()
-        assert pim.score(text) == pim.score(text) > pim.threshold
-        assert pim.score(CASES["PI-MODEL-1"][1].lower()) <= pim.threshold
-        long = "the cafeteria opens at eight. " * 400 + text + " see you." * 10
+        assert pim.score(text) == pim.score(text) > pim.short_threshold
+        assert pim.score(CASES["PI-MODEL-1"][1].lower()) <= pim.short_threshold
+        # (120 words before it: a cut below the text's score; one of 2,400 words would meet
+        # the highest cut, above it)
+        long = "the cafeteria opens at eight. " * 20 + text + " see you." * 10
         window = pim.flagged_window(long)
         # the first flagged run reaches into the payload (the filler before it, one repeated
         # sentence, counts once and weighs next to nothing)
@@ -1492,7 +1499,7 @@ class TestModel:
         assert window is not None and window[0] <= payload < window[1]
         # the window is a run of WINDOW words (a short text is one window, the whole text)
         assert len(model.tokens(long[window[0]:window[1]], pim.config)) == model.WINDOW
-        assert pim.top_score(long) > pim.threshold
+        assert pim.top_score(long) > pim.cut(model.tokens(long, pim.config))
         assert pim.top_score(text) == pim.score(text)
 
     def test_spans_are_the_heaviest_words_of_the_original_text(self) -> None:

@@ -279,8 +279,10 @@ SPECS = SPECS + (
               # 'https://coll' + 'ect.example/' + ..., a = "![x](https://"; b = ...
               _p(("'", "\""), r"(?:!\[[^\]]{0,20}\]\()?(?:h|ht|htt|http|https|https?:|https?:/|"
                  # (round 11: a JSON object's next key is no piece: '"url": "https://...",
-                 # "snippet": "...my old address..."', a search tool's result)
-                 r"https?://)[^'\"\s]{0,60}['\"]\s*(?:\+|,|\.\.|&)(?!\s*['\"][\w.-]{1,30}['\"]\s*:)"
+                 # "snippet": "...my old address..."', a search tool's result; round 24: nor
+                 # in a JSON record written into a string, its quotes escaped)
+                 r"https?://)[^'\"\s]{0,60}['\"]\s*(?:\+|,|\.\.|&)"
+                 r"(?!\s*\\?['\"][\w.-]{1,30}\\?['\"]\s*:)"
                  r"\s*['\"]?[\w.-]{0,30}[^\n]{0,200}?"
                  r"(?:" + _PRIVATE + r"|history|summary|conversation|dump|password|token|secret)",
                  word=False),
