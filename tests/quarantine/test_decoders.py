@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import functools
 import hashlib
 import html
 import importlib.util
@@ -1131,6 +1132,22 @@ def tune_sample(name: str, step: int) -> list[dict[str, Any]]:
     return rows[::step]
 
 
+@functools.cache
+def caught_plain(caseless: bool) -> tuple[dict[str, Any], ...]:
+    """The sample's attacks caught bare and under the same "Imported: " line start as the
+    encoded ones (and lower-cased too, for an alphabet without capitals): the same for every
+    encoding, so scanned once per test process."""
+    return tuple(row for row in tune_sample("malicious.jsonl", 12)
+                 if scan(row["text"]).flagged and scan(f"Imported: {row['text']}").flagged
+                 and (not caseless or scan(row["text"].lower()).flagged))
+
+
+@functools.cache
+def clean_plain() -> tuple[dict[str, Any], ...]:
+    """The sample's harmless texts the scanner leaves clean (scanned once per process)."""
+    return tuple(row for row in tune_sample("benign.jsonl", 6) if not scan(row["text"]).flagged)
+
+
 def _has_form_match(text: str) -> bool:
     """Whether one of ``FORM_RULES`` matches ``text`` before the model's say (``_agreed``)."""
     normalised = _normalise(text)[0]
@@ -1158,9 +1175,7 @@ class TestByConstruction:
         # and a model score near its threshold may move with the extra word
         # (an alphabet without capitals carries the text lower-cased: "$CHAT_HISTORY" as a
         # placeholder is then a word, so the plain one is judged lower-cased too)
-        caught = [row for row in tune_sample("malicious.jsonl", 12)
-                  if scan(row["text"]).flagged and scan(f"Imported: {row['text']}").flagged
-                  and (encoding not in CASELESS or scan(row["text"].lower()).flagged)]
+        caught = list(caught_plain(encoding in CASELESS))
         assert len(caught) > 100
         if encoding in LETTER_CIPHERS:
             # (an encoding under a cipher: the cipher shifts the encoding's own letters, "\\rtf"
@@ -1198,7 +1213,7 @@ class TestByConstruction:
 
     @pytest.mark.parametrize("encoding", [name for name in ENCODINGS if name not in HIDDEN])
     def test_an_encoded_harmless_text_is_clean_when_the_plain_one_is(self, encoding: str) -> None:
-        clean = [row for row in tune_sample("benign.jsonl", 6) if not scan(row["text"]).flagged]
+        clean = list(clean_plain())
         assert len(clean) > 200
         flagged = [row for row in clean
                    if scan(f"Attachment: {ENCODINGS[encoding](row['text'])}").flagged]
