@@ -13,9 +13,12 @@ leave-one-round-out check (fitted on ids < 2001, scored on the issue-19 rounds' 
 Out-of-fold scores are computed by the runtime scorer, windows included. The decision
 threshold comes from the same k-fold cross-validation: the lowest threshold at which the
 out-of-fold false-positive rate on tune benign items (hard ones included) stays <= ``MAX_FP``,
-found apart for texts of one window (``short_threshold``) and of several (``threshold``; the
-highest of many windows' scores runs higher, so one cut for both let long harmless documents
-through far more often than short ones: round 20's fresh probe, README). The gate for form
+found apart for texts of one window (``short_threshold``) and of several (the highest of many
+windows' scores runs higher, so one cut for both let long harmless documents through far more
+often than short ones: round 20's fresh probe, README); for the latter the cut rises with
+ln(windows) up to ``threshold``, the slope and ceiling that keep to ``MAX_FP`` and catch most
+(``cuts``, ``pim.cut_for``: one cut for all of them let a short order with a few dozen words
+around it through). The gate for form
 rules (``GATE_SHARE``) is the out-of-fold score half of the benign items pass (README,
 "Form rules").
 Since round 5 the folds keep a hand-written text and its wrapped forms together (``groups``):
