@@ -612,7 +612,7 @@ def cuts(scores: list[float], rows: list[dict[str, Any]], counts: list[int]) -> 
     malicious = [(s, n) for s, n, label in longer if label == 1]
     allowed = math.floor(MAX_FP * len(benign))
     lowest = round(threshold_for([s / pim.SCALE for s, _ in benign]) * pim.SCALE)
-    best: tuple[int, float, Cut] | None = None
+    best: tuple[int, Cut] | None = None
     for cap in range(lowest, max(s for s, _ in benign) + 1000, 1000):
         over = sum(s > cap for s, _ in benign)
         if over > allowed:
@@ -628,9 +628,9 @@ def cuts(scores: list[float], rows: list[dict[str, Any]], counts: list[int]) -> 
             cut = Cut(cap / pim.SCALE, short, slope / pim.SCALE)
         caught = sum(s > cut.of(n) for s, n in malicious)
         if best is None or caught > best[0]:
-            best = (caught, cap, cut)
+            best = (caught, cut)
     assert best is not None
-    return best[2]
+    return best[1]
 
 
 def hits(scores: list[float], counts: list[int], cut: Cut) -> list[bool]:

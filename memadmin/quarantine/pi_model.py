@@ -492,7 +492,7 @@ def load(path: Path = WEIGHTS_PATH) -> Model:
     stored = json.loads(data)
     return build(Config(**stored["config"]), stored["bias"], stored["threshold"],
                  stored["weights"], hashlib.sha256(data).hexdigest(), stored["gate"],
-                 stored["short_threshold"], stored.get("slope", 0.0))   # none: one cut for all
+                 stored["short_threshold"], stored["slope"])
 
 
 @functools.cache
