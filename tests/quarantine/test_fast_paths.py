@@ -257,6 +257,23 @@ def test_the_rot13_check_counts_common_words_only_as_far_as_needed() -> None:
     assert seen == {True, False}
 
 
+def test_the_wrapped_line_breaks_are_the_pattern_s_matches() -> None:
+    """``_wrapped_break_spans`` (from the line breaks before a letter or digit) gives the spans
+    ``_WRAPPED_BREAK_RE`` (a lookbehind tried everywhere) finds: with carriage returns,
+    format=flowed spaces, two spaces, commas, underscores, accented and CJK letters, breaks
+    next to each other and at either end."""
+    pieces = ["a", "Z", "é", "日", "7", "_", ",", ".", " ", "  ", "\r", "\n", "\r\n", " \n",
+              " \r\n", "\n\n", "-", "word", "\t"]
+    rng = random.Random(41)
+    found = 0
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        expected = [match.span() for match in normalise._WRAPPED_BREAK_RE.finditer(text)]
+        assert list(normalise._wrapped_break_spans(text)) == expected, repr(text)
+        found += len(expected)
+    assert found > 400
+
+
 def test_the_rot13_automaton_finds_the_words_the_regex_finds() -> None:
     """``_rotated_places`` (an Aho-Corasick automaton over the text with non-letters as spaces)
     places exactly what ``_COMMON_ROT13_RE`` matches: words that rotate to common ones, each

@@ -235,6 +235,11 @@ def _spaces(match: re.Match[str]) -> str:
 # or 76: no words).
 WRAPPED_LINE = 50
 _WRAPPED_BREAK_RE = re.compile(r"(?<=[\w,]) ?\r?\n(?=[^\W_])")     # (" ": format=flowed)
+# ``_WRAPPED_BREAK_RE`` starts with a lookbehind, which the regex engine tries at every
+# character (0.45 ms of a 16 KiB scan); ``_wrapped_break_spans`` finds its matches from the
+# line breaks before a letter or digit instead (a literal the engine skips to)
+_BREAK_RE = re.compile(r"\n(?=[^\W_])")
+_BEFORE_BREAK_RE = re.compile(r"[\w,]")
 _NOT_WRAPPED_RE = re.compile(r"[^\W\d_][\w.-]{0,24}[ \t]*(?:\([^)\n]{0,40}\)[ \t]*)?:(?!//)|"
                              r"[0-9]{1,3}[.)][ \t]")
 _NEXT_WORD_RE = re.compile(r"\S*")
@@ -261,10 +266,24 @@ def _lower_word_before(norm: str, start: int, end: int) -> bool:
     return letter is not None and letter[0].islower()
 
 
+def _wrapped_break_spans(norm: str) -> Iterator[tuple[int, int]]:
+    """The spans ``_WRAPPED_BREAK_RE.finditer(norm)`` gives, in order: a line break before a
+    letter or digit, with the carriage return before it and then the space before that, if
+    any, after a word character or a comma (each match holds one line break, so none
+    overlaps another)."""
+    for match in _BREAK_RE.finditer(norm):
+        start = match.start()
+        if start and norm[start - 1] == "\r":
+            start -= 1
+        if start and norm[start - 1] == " ":
+            start -= 1
+        if start and _BEFORE_BREAK_RE.match(norm, start - 1):
+            yield start, match.end()
+
+
 def _wrapped_breaks(norm: str) -> str:
     joined: list[str] | None = None
-    for match in _WRAPPED_BREAK_RE.finditer(norm):
-        start, end = match.span()
+    for start, end in _wrapped_break_spans(norm):
         line = norm.rfind("\n", 0, start) + 1
         word = _NEXT_WORD_RE.match(norm, end)
         full = start - line + 1 + (word.end() - end if word else 0)
