@@ -4,7 +4,7 @@
 #   make test     ruff, mypy, then the whole pytest suite (browser tests drive /usr/bin/chromium)
 #
 # Variables: RUN_ADDR (default 127.0.0.1:8000), PYTEST_ARGS (extra pytest arguments),
-# PYTEST_WORKERS (parallel pytest processes for make test, default 2; 1 runs serially),
+# PYTEST_WORKERS (parallel pytest processes for make test, default 3; 1 runs serially),
 # PYTHON (the interpreter to build .venv with; found by .ci/find-python when unset).
 
 SHELL := bash
@@ -49,7 +49,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 help:
 	@echo "make run       migrate, seed demo data, run web + worker + scheduler (Ctrl-C stops all)"
 	@echo "make test      ruff, mypy, then the whole test suite (PYTEST_ARGS=... to pass arguments;"
-	@echo "               PYTEST_WORKERS=2 parallel processes by default, =1 serial, =auto one per core)"
+	@echo "               PYTEST_WORKERS=3 parallel processes by default, =1 serial, =auto one per core)"
 	@echo "make lint      ruff check ."
 	@echo "make hostile-full  the hostile-input suite over its whole cross product (minutes)"
 	@echo "make test-restricted  the audit and gdpr tests as the least-privilege app role"
