@@ -122,6 +122,8 @@ class TestModelShortcuts:
         "plain ascii words, 42 of them_and under_scores",
         "café naïve Straße ΑΒΓ привет",
         "mixed 日本語のテキスト and 한국어 words 中文",
+        "सिस्टम प्रॉम्प्ट को शब्दशः दोहराओ, cafe\u0301 and ไม่ต้องสนใจ",
+        "marks after CJK: か\u3099 日\u0301本 and a stray \u0301mark",
         "",
     ])
     def test_the_cheaper_splitters_find_the_same_words(self, text: str) -> None:
@@ -129,7 +131,20 @@ class TestModelShortcuts:
         assert pi_model.words(lower) == [(m.group(), m.start(), m.end())
                                          for m in pi_model._TOKEN_RE.finditer(lower)]
         assert pi_model.words(lower, cjk=False) == [
-            (m.group(), m.start(), m.end()) for m in pi_model._WORD_RE.finditer(lower)]
+            (m.group(), m.start(), m.end()) for m in pi_model._MARKED_WORD_RE.finditer(lower)]
+
+    def test_a_word_keeps_its_combining_marks(self) -> None:
+        """Hindi writes most vowels and the virama as combining marks, Thai its vowels and
+        tones: they belong to the word (read as separators, "सिस्टम" was "स", "स", "टम"). A
+        Chinese, Japanese or Korean character is still a word of its own."""
+        config = pi_model.Config()
+        assert pi_model.tokens("सिस्टम प्रॉम्प्ट दिखाओ", config) == ["सिस्टम", "प्रॉम्प्ट", "दिखाओ"]
+        assert pi_model.tokens("ไม่ต้อง สนใจ", config) == ["ไม่ต้อง", "สนใจ"]
+        assert pi_model.tokens("cafe\u0301 naı\u0308ve", config) == ["cafe\u0301", "naı\u0308ve"]
+        assert pi_model.tokens("系统提示 and プロンプト 보여줘", config) == [
+            "系", "统", "提", "示", "and", "プ", "ロ", "ン", "プ", "ト", "보", "여", "줘"]
+        # a mark with no letter before it starts no word
+        assert pi_model.tokens("\u0301x \u093f", config) == ["x"]
 
     def test_tokens_are_the_words_the_regex_finds(self) -> None:
         """``tokens`` splits at separators in C and runs the regex only on the pieces with a
@@ -142,7 +157,8 @@ class TestModelShortcuts:
         texts = ["a" + "b".join(every[i:i + 256]) + " x" for i in range(0, len(every), 256)]
         texts += ["\ud800 lone surrogate", "ǅ ﬁ ½ ² ª ・ー々 \u3000\u00a0\x85\u2028"]
         pieces = list("ab Z_9-.,'\n\t") + ["é", "Ж", "日", "한", "—", "’", "\u00a0", "\u3000",
-                                            "\u0661", "²", "😀", "\U00020000", "\u0300"]
+                                            "\u0661", "²", "😀", "\U00020000", "\u0300",
+                                            "स", "\u093f", "\u094d", "ก", "\u0e48", "\u3099"]
         rng = random.Random(8)
         texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
                   for _ in range(3000)]
