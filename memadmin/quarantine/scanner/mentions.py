@@ -62,6 +62,10 @@ META = (r"(?:(?<![^\W_])(?<![.@/])(?:injections?|attacks?|attackers?|phrases?|pa
         # (round 16) "for example" in other languages, and its abbreviations (not "np.array")
         r"np\.|na\s+przykład|např\.|například|bijv\.|bijvoorbeeld|t\.\s?ex\.|till\s+exempel|"
         r"por\s+exemplo|ad\s+esempio|örneğin|например|наприклад|for\s+instance|"
+        # (2026-12-07) Russian and Ukrainian: phrase, example, attack, injection, quote, and
+        # "such as" / "like" ("фразы вроде «...»", "фрази на кшталт «...»")
+        r"фраз\w*|пример\w*|приклад\w*|атак\w*|инъекци\w*|ін['’]єкці\w*|цитат\w*|вроде|"
+        r"наподобие|на\s+кшталт|як-от|"
         r"angriff\w*|übersetz\w*|exemples?|phrases?|attaques?|ejemplos?|frases?|ataques?|"
         r"esempi[oa]?|traduci\w*|traduz\w*|tradu[cz]\w*)(?![^\W_])|test_\w+|scan\(|"
         r"(?:翻译|翻訳|例句|例文|例子|示例|举例|测试|攻击|注入|练习|練習|"
@@ -79,6 +83,8 @@ AFTER_META = (r"(?<![^\W_])(?:as|als|comme|como|come)\s+(?:an?\s+|ein\s+|un\s+|u
               # (round 22) "this kind of", "such", "similar": “...”这类句子, 此类, 这种, 类似的,
               # "...みたいな", "... 등의"
               r"这类|這類|这种|這種|此类|此類|类似|類似|みたいな|등의|"
+              # (2026-12-07) Japanese "「...」という文" (a sentence that says ...)
+              r"という|"
               # (round 11) Chinese "the words ..."; a quote as a noun's modifier, right after it
               # ("why \"ignore previous instructions\" filters fail")
               r"字样|字眼|(?<=[\"'”’»」』》`])\s?(?:filters?|detectors?|detection|attacks?|"
