@@ -336,6 +336,10 @@ def _opening_quote(lower: str, start: int) -> int:
             k = i
             while k > 1 and lower[k - 1] == "\\":
                 k -= 1
+            # (2026-12-07) ... and so is a quote doubled, as SQL and CSV escape one inside a
+            # quoted value ("detect(''請...'')" in an INSERT, ""no rules"" in a CSV field)
+            if k > 1 and lower[k - 1] == ch and ch in "'\"":
+                k -= 1
             if (k > 0 and not (lower[k - 1].isspace() or lower[k - 1] in "([{:=,;")
                     and ch not in _UNSPACED_QUOTES and not unspaced_char(lower[k - 1])):
                 return -1
