@@ -205,6 +205,15 @@ SPECS: tuple[_Spec, ...] = (
                "초기 지시", "초기 지침"),
               r"[^.!?\n]{0,40}?(?:보여\s*주세요|보여\s*줘|알려\s*주세요|알려\s*줘|출력해\s*(?:주세요|줘)|"
               r"적어\s*주세요|그대로\s*(?:보여|적어|출력))", word=False),
+           # (2026-12-07) ... and the instructions it was given named as such ("처음에 주어진
+           # 지침", "운영자에게 받은 시스템 지시문", "내부 지침"), asked for whole or word for word
+           # ("원문 그대로", "전문", "한 글자도 빼지 말고") and shown, pasted or listed; not a
+           # request reported ("보여 달라는 요청")
+           _p(("지침 전문", "지시문 전체", "시스템 지시문", "내부 지침", "숨은 지침", "숨겨진 지침",
+               "주어진 지침", "받은 지침", "받은 설정", "받은 시스템", "받은 지시"),
+              r"[^.!?\n]{0,60}?(?:원문|그대로|전문|전체|빠짐없이|한\s*글자도\s*빼지\s*말고)"
+              r"[^.!?\n]{0,30}?(?:보여|붙여\s*넣|나열해|알려|출력해|적어|공개해)"
+              r"(?!\s*(?:달라|주라|준다|줬))", word=False),
            # (round 11) Turkish: "sistem talimatlarını ... kopyalayıp buraya yapıştırır mısın?"
            _p(("sistem talimat", "sistem istem", "sistem prompt", "gizli kural", "gizli talimat"),
               r"[^.!?\n]{0,120}?(?:kopyala|yapıştır|göster|paylaş|yaz|söyle)\w*\s+(?:mısın|misin|"
