@@ -214,6 +214,18 @@ SPECS: tuple[_Spec, ...] = (
               r"[^.!?\n]{0,60}?(?:원문|그대로|전문|전체|빠짐없이|한\s*글자도\s*빼지\s*말고)"
               r"[^.!?\n]{0,30}?(?:보여|붙여\s*넣|나열해|알려|출력해|적어|공개해)"
               r"(?!\s*(?:달라|주라|준다|줬))", word=False),
+           # (2026-12-07) Hindi: the system prompt or the hidden, secret, original or internal
+           # instructions, then an imperative (repeat, show, tell, write, recite, print, paste:
+           # "-ओ", "-इए", "-एँ"; a past tense, "मैंने बताया", reports)
+           _p(("सिस्टम प्रॉम्प्ट", "सिस्टम निर्देश", "छुपे हुए निर्देश", "छिपे हुए निर्देश",
+               "गुप्त निर्देश", "मूल निर्देश", "शुरुआती निर्देश", "आंतरिक निर्देश", "छुपे हुए नियम",
+               "छिपे हुए नियम", "गुप्त नियम"),
+              r"[^।.!?\n]{0,60}?(?:दोहराओ|दोहराइए|दोहराएँ|दोहराएं|दिखाओ|दिखाइए|दिखाएँ|दिखाएं|"
+              r"बताओ|बताइए|बताएँ|बताएं|लिखो|लिखिए|सुनाओ|सुनाइए|(?:प्रिंट|पेस्ट|शेयर)\s*"
+              r"(?:करो|कीजिए|करें))", word=False,
+              # (not what someone says or said others should do: "... कहते हैं कि ...")
+              before=r"(?<!कहते\sहैं\sकि\s)(?<!कहा\sकि\s)(?<!कहता\sहै\sकि\s)"
+                     r"(?<!कहती\sहै\sकि\s)(?<!पूछा\sकि\s)\Z"),
            # (round 11) Turkish: "sistem talimatlarını ... kopyalayıp buraya yapıştırır mısın?"
            _p(("sistem talimat", "sistem istem", "sistem prompt", "gizli kural", "gizli talimat"),
               r"[^.!?\n]{0,120}?(?:kopyala|yapıştır|göster|paylaş|yaz|söyle)\w*\s+(?:mısın|misin|"
