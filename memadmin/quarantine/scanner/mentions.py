@@ -337,7 +337,7 @@ def _opening_quote(lower: str, start: int) -> int:
             while k > 1 and lower[k - 1] == "\\":
                 k -= 1
             # (2026-12-07) ... and so is a quote doubled, as SQL and CSV escape one inside a
-            # quoted value ("detect(''請...'')" in an INSERT, ""no rules"" in a CSV field)
+            # quoted value ("detect(''请...'')" in an INSERT, ""no rules"" in a CSV field)
             if k > 1 and lower[k - 1] == ch and ch in "'\"":
                 k -= 1
             if (k > 0 and not (lower[k - 1].isspace() or lower[k - 1] in "([{:=,;")
