@@ -6,8 +6,13 @@ from memadmin.quarantine.scanner.spec import _B, _E, _alt, _p, _Spec
 
 _SESSIONS_EN = r"(?:sessions?|conversations?|chats?|interactions?|threads?)"
 # "In all future sessions, address me as Dr. Patel": how to talk to the user is a preference.
-_NOT_A_PREFERENCE = (r"(?![,:]?\s+(?:please\s+)?(?:address|call|answer|reply|respond|write|speak|"
-                     r"talk|greet)\s+(?:me|to\s+me|in)\b)")
+_NOT_A_PREFERENCE = (r"(?![,:]?\s+(?:please\s+)?(?:always\s+)?(?:(?:address|call|answer|reply|"
+                     r"respond|write|speak|talk|greet)\s+(?:me|to\s+me|in)\b|"
+                     # (2026-12-07) the manner of every answer, and nothing after it in the
+                     # sentence: "for all future chats: always reply formally — no emojis"
+                     # (not a manner that hides: "secretly", "silently")
+                     r"(?:answer|reply|respond|write|speak|talk)\s+(?!secretly|silently|quietly|"
+                     r"covertly|discreetly|privately|invisibly)[a-z]+ly(?=\s*(?:[—–,.;!]|$))))")
 
 
 SPECS: tuple[_Spec, ...] = (
