@@ -17,6 +17,13 @@ _JB_CUES_INTL = (r"einschränkung\w*", r"beschränkung\w*", "regeln", r"restricc
                  "reglas", "regras", "règles", "regole", r"filt\w+")
 
 
+# (2026-12-07) ... not a cue that is said to stay as it is: "Debug mode changes logging only;
+# permissions and policies stay exactly the same" (a README's debug mode)
+_KEPT = (r"(?!\s+(?:stays?|remains?)\s+(?:exactly\s+)?(?:the\s+same|unchanged|in\s+place|"
+         r"in\s+force|on|active|enabled)\b|\s+(?:are|is)\s+(?:still\s+)?(?:unchanged|in\s+place|"
+         r"in\s+force|the\s+same)\b|\s+still\s+apply\b)")
+
+
 _NO_RULES = ("restrictions", "filters", "rules", "limits", "guidelines", "guardrails",
              "censorship", "boundaries", "ethics", "morals")
 
@@ -34,7 +41,7 @@ SPECS: tuple[_Spec, ...] = (
           (_p(("developer", "god", "jailbreak", "jailbroken", "dan", "unrestricted", "debug",
                "evil", "chaos", "sudo"),
               r"[\s-]?" + _alt("mode", "modus") + _E + r"[^\n]{0,100}?" + _B + _falt(*_JB_CUES)
-              + _E),
+              + _E + _KEPT),
            _p(("entwicklermodus", r"modo\s+(?:de\s+)?desarrollador",
                r"modo\s+(?:de\s+)?desenvolvedor", r"mode\s+(?:de\s+)?développeur",
                r"modalità\s+(?:di\s+)?sviluppatore", r"tryb\s+dewelopera", r"tryb\s+programisty",
