@@ -233,6 +233,14 @@ _ROLE_HEADER = (
 )
 
 
+
+# Korean notices (PI-ROLE-NOTICE): who they claim to come from, their nouns (notice, alert,
+# message, guidance, order), and the order not to check with, ask or tell the user
+_KO_AUTHORITIES = ("운영자", "관리자", "시스템", "개발자", "개발팀", "운영팀")
+_KO_NOTICE = _alt("공지", "알림", "메시지", "안내", "지시")
+_KO_UNASKED = r"(?:확인(?:받지|하지)|묻지|알리지|말하지)\s*(?:말고|않고)"
+
+
 SPECS: tuple[_Spec, ...] = (
     _Spec("PI-ROLE-TOKEN", "role_impersonation",
           "Contains chat-template markers (such as <|im_start|>system, [INST] or "
@@ -329,10 +337,9 @@ SPECS: tuple[_Spec, ...] = (
            _p(("【システム", "【管理者", "【運営", "【开发者", "【系统", "【管理员"),
               r"[^\n】]{0,10}】[\s\S]{0,300}?(?:ユーザーに(?:確認|伝え|知らせ|表示し|見せ|説明)|"
               r"不要告诉用户|无需告知用户|无需(?:用户)?确认|こっそり|内緒で)", word=False),
-           _p(("운영자", "관리자", "시스템", "개발자", "개발팀", "운영팀"),
-              r"\s*(?:의\s*)?(?:공지|알림|메시지|안내|지시)[^\n]{0,40}?[\]】:\n][\s\S]{0,300}?"
-              r"(?:사용자에게\s*(?:확인(?:받지|하지)|묻지|알리지|말하지)\s*(?:말고|않고)|"
-              r"확인\s*없이\s*(?:즉시\s*)?실행)", word=False),
+           _p(_KO_AUTHORITIES,
+              r"\s*(?:의\s*)?" + _KO_NOTICE + r"[^\n]{0,40}?[\]】:\n][\s\S]{0,300}?"
+              r"(?:사용자에게\s*" + _KO_UNASKED + r"|확인\s*없이\s*(?:즉시\s*)?실행)", word=False),
            # (2026-12-07) ... a bracketed header naming the vendor, the platform, the security
            # team or a service, a word or two before its noun ("[공급업체 긴급 공지]", "[관리자
            # 권한 메시지]"), or a memory item "written by the system" ("[기억 항목 | 작성자:
@@ -340,14 +347,15 @@ SPECS: tuple[_Spec, ...] = (
            # 이유를 말하지 말고"), to act without the check at once (an imperative: a notice that
            # says requests "are processed without confirmation" orders nothing), the safety
            # rules switched off
-           _p((r"\[",), r"[^\]\n]{0,24}?(?:(?:운영자|관리자|시스템|개발자|개발팀|운영팀|공급업체|"
-              r"플랫폼|보안팀|보안|서비스)(?:\s*[^\s\]]{1,6}){0,2}?\s*(?:공지|알림|메시지|안내|지시)|"
+           _p((r"\[",), r"[^\]\n]{0,24}?(?:"
+              + _alt(*_KO_AUTHORITIES, "공급업체", "플랫폼", "보안팀", "보안", "서비스")
+              + r"(?:\s*[^\s\]]{1,6}){0,2}?\s*" + _KO_NOTICE + "|"
               r"(?:작성자|출처)\s*[:：]\s*(?:시스템|관리자|운영자))[^\]\n]{0,30}\]"
               # (the notice's own words: no quote between, "피싱 메일은 '사용자에게 묻지 말고
               # ...'라고 요구합니다" reports one)
               r"[^'\"‘’“”「」『』]{0,300}?"
-              r"(?:사용자에게\s*(?:[^\s,.]{1,8}\s*){0,2}?(?:확인(?:받지|하지)|묻지|알리지|말하지)\s*"
-              r"(?:말고|않고)|확인\s*(?:절차\s*)?없이\s*(?:즉시\s*|바로\s*)?(?:실행|처리)\s*"
+              r"(?:사용자에게\s*(?:[^\s,.]{1,8}\s*){0,2}?" + _KO_UNASKED
+              + r"|확인\s*(?:절차\s*)?없이\s*(?:즉시\s*|바로\s*)?(?:실행|처리)\s*"
               r"(?:하세요|하십시오|하라|할\s*것|해)|(?:안전|보안)\s*(?:지침|정책)[^\n.]{0,6}?"
               r"비활성화\s*(?:하고|하십시오|하세요|할\s*것))", word=False,
               requires=("공지", "알림", "메시지", "안내", "지시", "작성자", "출처")))),
